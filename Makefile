@@ -1,0 +1,89 @@
+# neorag: `make run` (index the sample corpus, open the chat) and `make test` (everything,
+# against a real Neo4j + GDS). Heavy artefacts are cached outside the checkout so a fresh
+# clone on a warm machine is ready in seconds:
+#   $(CACHE)/deps-<lock hash>   Python dependencies from requirements.lock
+#   $(CACHE)/neo4j-<pom hash>   Neo4j + GDS jars from Maven Central (ops/neo4j/assemble.sh)
+# .venv is a thin per-checkout venv that sees the cached dependencies through a .pth file
+# and holds this checkout as an editable install (the `neorag` command).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+PYTHON ?= python3.11
+CACHE ?= $(HOME)/.cache/neorag
+export NEORAG_CACHE := $(CACHE)
+LOCK_KEY := $(shell sha1sum requirements.lock | cut -c1-12)
+DEPS := $(CACHE)/deps-$(LOCK_KEY)
+VENV := .venv
+PY := $(VENV)/bin/python
+SITE := lib/python3.11/site-packages
+SAMPLE_DATA ?= .neorag/sample
+
+.PHONY: help install deps run test test-fast lint neo4j-start neo4j-stop neo4j-status neo4j-assemble browser-deps lock bench eval clean
+
+help:
+	@echo "make run     install, index the bundled sample corpus (embedded backend), open the chat on http://127.0.0.1:8501"
+	@echo "make test    install, start a real Neo4j + GDS, run every test, stop Neo4j"
+	@echo "make neo4j-start | neo4j-stop | neo4j-status   a local Neo4j + GDS for NEORAG_BACKEND=neo4j (bolt 7687, browser 7474)"
+	@echo "make lint    ruff;  make bench / make eval   benchmarks and the evaluation harness"
+
+$(DEPS)/.complete: requirements.lock
+	@command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
+	rm -rf $(DEPS)
+	$(PYTHON) -m venv $(DEPS)
+	$(DEPS)/bin/python -m pip install --quiet --upgrade pip
+	$(DEPS)/bin/python -m pip install --quiet -r requirements.lock
+	touch $@
+
+deps: $(DEPS)/.complete
+
+$(VENV)/.installed-$(LOCK_KEY): $(DEPS)/.complete pyproject.toml
+	rm -rf $(VENV)
+	$(PYTHON) -m venv --without-pip $(VENV)
+	echo "$(abspath $(DEPS))/$(SITE)" > $(VENV)/$(SITE)/neorag-deps.pth
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $@
+
+install: $(VENV)/.installed-$(LOCK_KEY)
+
+neo4j-assemble:
+	@ops/neo4j/assemble.sh >/dev/null
+
+neo4j-start: install
+	@ops/neo4j/server.sh start
+	@$(PY) ops/neo4j/wait_ready.py bolt://127.0.0.1:$${NEO4J_BOLT_PORT:-7687} $${NEO4J_RUN_DIR:-.neo4j/dev}/password 240
+	@echo "Browser: http://127.0.0.1:$${NEO4J_HTTP_PORT:-7474}/browser/  user neo4j, password in $${NEO4J_RUN_DIR:-.neo4j/dev}/password"
+
+neo4j-stop:
+	@ops/neo4j/server.sh stop
+
+neo4j-status:
+	@ops/neo4j/server.sh status
+
+browser-deps:
+	@ops/browser-deps.sh
+
+run: install
+	NEORAG_DATA_DIR=$${NEORAG_DATA_DIR:-$(SAMPLE_DATA)} $(PY) -m app.cli ingest sample_corpus --if-needed
+	NEORAG_DATA_DIR=$${NEORAG_DATA_DIR:-$(SAMPLE_DATA)} $(PY) -m streamlit run streamlit_app.py \
+	  --server.address 127.0.0.1 --server.port 8501 --server.headless true --browser.gatherUsageStats false
+
+test: install neo4j-assemble browser-deps
+	@ops/test.sh
+
+test-fast: install
+	NEORAG_SKIP_NEO4J=1 $(PY) -m pytest -q -m "not slow and not browser"
+
+lint: install
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+bench: install
+	$(PY) bench/ingest_bench.py
+
+lock:
+	rm -rf /tmp/neorag-lock && $(PYTHON) -m venv /tmp/neorag-lock
+	/tmp/neorag-lock/bin/pip install --quiet -e ".[dev]"
+	{ echo "# Exact versions for every install (make install). Regenerate: make lock"; \
+	  /tmp/neorag-lock/bin/pip freeze --exclude-editable; } > requirements.lock
+
+clean:
+	rm -rf $(VENV) .neorag .neo4j .pytest_cache .ruff_cache

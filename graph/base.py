@@ -1,0 +1,161 @@
+"""The one interface every graph backend implements (embedded SQLite/scipy, Neo4j/GDS).
+
+Ingest writes through `apply` (atomic per call) and `replace_chunk_edges`; analytics write
+communities and vectors; retrieval reads chunks, neighbourhoods and PPR scores. Both
+implementations pass tests/graph/test_conformance.py.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import sparse
+
+from graph.config import AlgorithmConfig
+from graph.types import (
+    ChunkEdge,
+    ChunkRecord,
+    ChunkView,
+    CommunityRecord,
+    DocumentRecord,
+    EntityMention,
+    GraphDelta,
+    GraphSnapshot,
+    StoreStatus,
+)
+
+
+@dataclass(slots=True)
+class TermMatrix:
+    """Chunk × token term frequencies (CSR), the input of the lexical index."""
+
+    chunk_ids: list[str]
+    vocabulary: list[str]
+    tf: sparse.csr_matrix
+
+
+@dataclass(slots=True)
+class AnalyticsReport:
+    """What an analytics run produced, for the ingest report and the Leiden guard."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    communities: int = 0
+    modularity: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+
+
+class GraphStore(ABC):
+    """Storage and graph algorithms for one backend."""
+
+    backend: str
+
+    # ---- lifecycle -------------------------------------------------------------------
+    @abstractmethod
+    def close(self) -> None: ...
+
+    @abstractmethod
+    def clear(self) -> None:
+        """Delete every node, edge and derived structure (tests and `ingest --rebuild`)."""
+
+    def __enter__(self) -> GraphStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- ingest ----------------------------------------------------------------------
+    @abstractmethod
+    def documents(self) -> dict[str, DocumentRecord]: ...
+
+    @abstractmethod
+    def chunk_tokens(self, doc_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """The stored valid-token sequence of every chunk of these documents."""
+
+    @abstractmethod
+    def apply(self, delta: GraphDelta) -> int:
+        """Apply removals, additions and co-occurrence deltas in one transaction; delete
+        CO_OCCURS edges whose weight reaches 0 and orphaned tokens and entities. Returns
+        the new graph version."""
+
+    @abstractmethod
+    def corpus(self) -> list[ChunkRecord]:
+        """Every stored chunk with embedding, entities, links and questions (no tokens),
+        ordered by (doc_id, ordinal): the input of the chunk-graph edge builders."""
+
+    @abstractmethod
+    def replace_chunk_edges(self, edges: Sequence[ChunkEdge]) -> None:
+        """Make the stored chunk-to-chunk edges (six kinds and RELATED) exactly `edges`."""
+
+    @abstractmethod
+    def write_communities(
+        self, assignment: dict[str, int], communities: Sequence[CommunityRecord]
+    ) -> None: ...
+
+    @abstractmethod
+    def write_vectors(self, prop: str, vectors: dict[str, np.ndarray]) -> None:
+        """Write a per-chunk vector property (`fastrp` or `spectral`)."""
+
+    @abstractmethod
+    def get_meta(self, key: str) -> str | None: ...
+
+    @abstractmethod
+    def set_meta(self, key: str, value: str) -> None: ...
+
+    # ---- analytics -------------------------------------------------------------------
+    @abstractmethod
+    def run_analytics(self, cfg: AlgorithmConfig) -> AnalyticsReport:
+        """Leiden communities, FastRP and spectral coordinates over the chunk graph,
+        written back to the store."""
+
+    @abstractmethod
+    def token_ppr(
+        self, seeds: dict[str, float], cfg: AlgorithmConfig, top_k: int
+    ) -> dict[str, float]:
+        """Personalised PageRank on the token graph from seed tokens; the top_k tokens
+        with their raw scores (callers normalise)."""
+
+    @abstractmethod
+    def chunk_ppr(
+        self, seeds: dict[str, float], candidates: Sequence[str], cfg: AlgorithmConfig
+    ) -> dict[str, float]:
+        """Personalised PageRank on the RELATED subgraph induced by `candidates`."""
+
+    # ---- reads -----------------------------------------------------------------------
+    @abstractmethod
+    def status(self) -> StoreStatus: ...
+
+    @abstractmethod
+    def graph_version(self) -> int: ...
+
+    @abstractmethod
+    def get_chunks(self, ids: Sequence[str]) -> list[ChunkView]:
+        """Chunks in the order asked for; unknown ids are left out."""
+
+    @abstractmethod
+    def neighbours(
+        self, ids: Sequence[str], kinds: Sequence[str] | None = None
+    ) -> list[ChunkEdge]:
+        """Every stored chunk edge touching `ids` (of `kinds`, default all)."""
+
+    @abstractmethod
+    def chunk_entities(self, ids: Sequence[str]) -> dict[str, list[EntityMention]]: ...
+
+    @abstractmethod
+    def chunk_vectors(self, prop: str, ids: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+        """`embedding`, `fastrp` or `spectral` vectors (all chunks when ids is None)."""
+
+    @abstractmethod
+    def term_matrix(self) -> TermMatrix: ...
+
+    @abstractmethod
+    def token_graph(self) -> tuple[list[str], sparse.csr_matrix]:
+        """The token co-occurrence graph as a symmetric weighted adjacency matrix."""
+
+    @abstractmethod
+    def communities(self) -> list[CommunityRecord]: ...
+
+    @abstractmethod
+    def snapshot(self) -> GraphSnapshot: ...

