@@ -20,6 +20,11 @@ def load(name: str) -> str:
     return "\n".join(lines).strip()
 
 
+def statements(name: str) -> list[str]:
+    """A file holding several statements separated by semicolons (schema.cypher)."""
+    return [part.strip() for part in load(name).split(";") if part.strip()]
+
+
 def names() -> list[str]:
     return sorted(
         p.name.removesuffix(".cypher")

@@ -25,7 +25,6 @@ class TokenConfig(BaseModel):
     """Token validity and the co-occurrence window (TIGRAG: w=4 valid tokens)."""
 
     min_length: int = Field(3, ge=1)
-    min_number_digits: int = Field(3, ge=1)
     cooccurrence_window: int = Field(4, ge=2)
 
 

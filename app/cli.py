@@ -1,0 +1,121 @@
+"""`neorag`: ingest, ask, eval, cypher, status, serve.
+
+Every command turns a NeoragError (database down, wrong password, empty index, ...) into a
+one-line message and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from app.settings import Settings
+from graph.errors import NeoragError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="LLM-free graph RAG over Neo4j + GDS (or the embedded backend).",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+err = Console(stderr=True)
+out = Console()
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def friendly(fn: F) -> F:
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except NeoragError as exc:
+            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            raise typer.Exit(2) from None
+        except KeyboardInterrupt:
+            err.print("interrupted")
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def settings_for(backend: str | None) -> Settings:
+    settings = Settings()
+    if backend:
+        settings = settings.model_copy(update={"backend": backend})
+    return settings
+
+
+BackendOpt = Annotated[
+    str | None,
+    typer.Option("--backend", "-b", help="embedded or neo4j (default: NEORAG_BACKEND)"),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="machine-readable output")]
+
+
+@app.command()
+@friendly
+def ingest(
+    path: Annotated[Path, typer.Argument(help="a file or folder (walked recursively)")],
+    json_out: JsonOpt = False,
+    rebuild: Annotated[bool, typer.Option(help="drop the stored graph first")] = False,
+    every: Annotated[
+        str | None, typer.Option(help="re-ingest on a schedule, e.g. 15m, 1h, 30s")
+    ] = None,
+    backend: BackendOpt = None,
+) -> None:
+    """Index documents (.txt .md .html .pdf corpus.jsonl); only changed ones are re-done."""
+    from app.ingest_command import run_ingest_command
+
+    code = run_ingest_command(settings_for(backend), path, json_out, rebuild, every, out, err)
+    raise typer.Exit(code)
+
+
+@app.command()
+@friendly
+def status(json_out: JsonOpt = False, backend: BackendOpt = None) -> None:
+    """Counts of documents, chunks, tokens and edges per kind; the recent ingest runs."""
+    from app.runlog import recent_runs
+    from app.services import open_store
+
+    settings = settings_for(backend)
+    with open_store(settings) as store:
+        st = store.status().as_dict()
+    runs = recent_runs(settings)
+    if json_out:
+        print(json.dumps({**st, "runs": runs}, indent=2))
+        return
+    from rich.table import Table
+
+    table = Table(title=f"neorag status ({st['backend']})", show_header=False)
+    for key in ("documents", "chunks", "tokens", "communities", "graph_version"):
+        table.add_row(key, str(st[key]))
+    for kind, n in st["edges"].items():  # type: ignore[union-attr]
+        table.add_row(f"edges {kind}", str(n))
+    out.print(table)
+    if runs:
+        last = runs[-1]
+        out.print(
+            f"last ingest: {last.get('finished', '?')} {last.get('path', '')} "
+            f"({last.get('seconds', 0):.1f}s, new {last.get('new', 0)}, changed "
+            f"{last.get('changed', 0)}, removed {last.get('removed', 0)}, skipped "
+            f"{last.get('skipped', 0)})"
+        )
+
+
+def main() -> None:
+    try:
+        app()
+    except NeoragError as exc:  # raised outside a command (settings)
+        err.print(f"[red]error:[/red] {exc}")
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

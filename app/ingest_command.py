@@ -1,0 +1,134 @@
+"""`neorag ingest`: one run or a schedule, under a cross-process lock, with a report."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+from rich.console import Console
+from rich.table import Table
+
+from app.progress import RichProgress
+from app.runlog import record_run
+from app.services import index_dir, open_store
+from app.settings import Settings
+from graph.errors import NeoragError
+from ingest.report import IngestReport
+from ingest.runner import run_ingest
+
+EXIT_OK, EXIT_SKIPPED, EXIT_LOCKED = 0, 1, 3
+_INTERVAL = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
+
+
+def parse_interval(text: str) -> float:
+    m = _INTERVAL.match(text)
+    if not m:
+        raise NeoragError(f"cannot read interval {text!r}; use e.g. 30s, 15m, 1h")
+    seconds = float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)]
+    if seconds < 1:
+        raise NeoragError("the interval must be at least 1s")
+    return seconds
+
+
+def ingest_lock(settings: Settings) -> FileLock:
+    """Two ingests into one store never overlap (the second exits with a message)."""
+    settings.backend_dir.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(settings.backend_dir / "ingest.lock"))
+
+
+def ingest_once(
+    settings: Settings, path: Path, rebuild: bool, console: Console, quiet: bool
+) -> IngestReport:
+    lock = ingest_lock(settings)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise LockedError(
+            f"another ingest into {settings.backend_dir} is running; wait for it to finish"
+        ) from None
+    try:
+        with open_store(settings) as store:
+            if quiet:
+                report = run_ingest(
+                    path, store, settings.ingest, settings.algorithms, index_dir(settings),
+                    rebuild=rebuild,
+                )
+            else:
+                with RichProgress(console) as progress:
+                    report = run_ingest(
+                        path, store, settings.ingest, settings.algorithms, index_dir(settings),
+                        progress=progress, rebuild=rebuild,
+                    )
+        record_run(settings, report)
+        return report
+    finally:
+        lock.release()
+
+
+class LockedError(NeoragError):
+    pass
+
+
+def print_report(report: IngestReport, console: Console) -> None:
+    docs = Table(title="documents", show_header=True)
+    for col in ("new", "changed", "removed", "unchanged", "skipped"):
+        docs.add_column(col, justify="right")
+    docs.add_row(
+        str(len(report.new)), str(len(report.changed)), str(len(report.removed)),
+        str(report.unchanged), str(len(report.skipped)),
+    )
+    console.print(docs)
+    graph = Table(title="graph", show_header=False)
+    graph.add_row("chunks", str(report.chunks))
+    graph.add_row("tokens", str(report.tokens))
+    for kind, n in report.edges.items():
+        graph.add_row(f"edges {kind}", str(n))
+    graph.add_row("communities", str(report.communities))
+    if report.modularity is not None:
+        graph.add_row("modularity", f"{report.modularity:.3f}")
+    console.print(graph)
+    times = Table(title="seconds per stage", show_header=False)
+    for stage, s in report.seconds.items():
+        times.add_row(stage, f"{s:.2f}")
+    console.print(times)
+    for w in report.warnings:
+        console.print(f"[yellow]warning:[/yellow] {w}")
+    for s in report.skipped:
+        console.print(f"[yellow]skipped[/yellow] {s.source}: {s.reason}", highlight=False)
+
+
+def run_ingest_command(
+    settings: Settings,
+    path: Path,
+    json_out: bool,
+    rebuild: bool,
+    every: str | None,
+    out: Console,
+    err: Console,
+) -> int:
+    if not path.exists():
+        raise NeoragError(f"{path} does not exist")
+    interval = parse_interval(every) if every else None
+    while True:
+        try:
+            report = ingest_once(settings, path, rebuild, err, quiet=json_out)
+            code = EXIT_OK if report.ok else EXIT_SKIPPED
+            if json_out:
+                print(json.dumps(report.as_dict(), indent=2))
+            else:
+                print_report(report, out)
+        except LockedError as exc:
+            if interval is None:
+                err.print(f"[yellow]{exc}[/yellow]")
+                return EXIT_LOCKED
+            err.print(f"[yellow]{exc}; trying again in {interval:.0f}s[/yellow]")
+            code = EXIT_LOCKED
+        if interval is None:
+            return code
+        rebuild = False
+        err.print(f"next ingest in {interval:.0f}s (pid {os.getpid()}; Ctrl-C to stop)")
+        time.sleep(interval)

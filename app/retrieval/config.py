@@ -1,0 +1,70 @@
+"""Retrieval parameters with their defaults (the paper values where a paper gives one)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class FusionConfig(BaseModel):
+    method: Literal["rrf", "weighted"] = "rrf"
+    rrf_k: int = Field(60, ge=1)
+    weights: dict[str, float] = Field(default_factory=lambda: {"dense": 1.0, "bm25": 1.0})
+
+
+class TigragConfig(BaseModel):
+    """TIGRAG: token PPR expansion, BM25-weighted candidate scoring, entity-driven hops."""
+
+    gamma: int = Field(30, ge=1, description="top-γ expanded tokens kept after PPR")
+    pool_mass: float = Field(0.8, gt=0.0, le=1.0, description="cumulative-mass pool threshold th")
+    pool_min: int = Field(10, ge=1)
+    pool_max: int = Field(100, ge=1)
+    rerank: bool = True
+    rerank_weight: float = Field(0.5, ge=0.0, le=1.0)
+    hops: int = Field(2, ge=0, le=3)
+    hop_chunks: int = Field(1, ge=1, description="ι: chunks whose entities drive the next hop")
+    beta: int = Field(5, ge=1, description="final number of chunks")
+    use_bm25: bool = True
+    centrality: Literal["ppr", "degree"] = "ppr"
+
+
+class SpectragConfig(BaseModel):
+    """SpectRAG: hybrid seeding, two-hop expansion, diffusion + spectral proximity, budgeted
+    greedy selection."""
+
+    seed_k: int = Field(40, ge=1, description="K ≫ k seeds from RRF(dense, bm25, utility)")
+    expand_hops: int = Field(2, ge=0, le=3)
+    expand_cap: int = Field(200, ge=1)
+    budget_tokens: int = Field(1200, ge=64)
+    core_size: int = Field(2, ge=0)
+    a_relevance: float = 1.0
+    b_proximity: float = 0.3
+    c_cluster: float = 0.15
+    d_document: float = 0.15
+    lam_redundancy: float = 0.5
+    rho_length: float = Field(0.3, ge=0.0, le=1.0)
+    diffusion_weight: float = Field(0.5, ge=0.0, le=1.0)
+
+
+class LiteragConfig(BaseModel):
+    """LiteRAG: anchors, thresholded expansion, hub penalisation, reasoning chains."""
+
+    anchors: int = Field(5, ge=1)
+    threshold_floor: float = Field(0.3, ge=0.0, le=1.0)
+    threshold_ratio: float = Field(0.6, ge=0.0, le=1.0)
+    max_hops: int = Field(3, ge=1)
+    max_nodes: int = Field(50, ge=1)
+    hub_penalty: float = Field(0.5, ge=0.0)
+    chain_budget_tokens: int = Field(2000, ge=64)
+    fuzzy_min_ratio: float = Field(0.85, ge=0.0, le=1.0)
+
+
+class RetrievalConfig(BaseModel):
+    default_mode: str = "default"
+    top_k: int = Field(5, ge=1)
+    max_question_chars: int = Field(2000, ge=16)
+    fusion: FusionConfig = Field(default_factory=FusionConfig)
+    tigrag: TigragConfig = Field(default_factory=TigragConfig)
+    spectrag: SpectragConfig = Field(default_factory=SpectragConfig)
+    literag: LiteragConfig = Field(default_factory=LiteragConfig)

@@ -1,0 +1,1 @@
+MATCH (c:Chunk) RETURN c.id AS id ORDER BY id

@@ -1,0 +1,1 @@
+MATCH (e:Entity) RETURN e.key AS key

@@ -1,0 +1,1 @@
+MATCH (t:Token) RETURN t.text AS text, t.df AS df

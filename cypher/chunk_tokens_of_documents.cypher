@@ -1,0 +1,3 @@
+MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk)
+WHERE d.id IN $doc_ids
+RETURN c.id AS id, c.tokens AS tokens

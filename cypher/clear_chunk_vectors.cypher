@@ -1,0 +1,2 @@
+MATCH (c:Chunk) WHERE c[$prop] IS NOT NULL
+SET c[$prop] = null

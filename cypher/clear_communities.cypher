@@ -1,0 +1,1 @@
+MATCH (m:Community) DETACH DELETE m

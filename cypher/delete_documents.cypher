@@ -1,0 +1,3 @@
+UNWIND $doc_ids AS did
+MATCH (d:Document {id: did})
+DETACH DELETE d

@@ -1,0 +1,4 @@
+UNWIND $tokens AS text
+MATCH (t:Token {text: text})
+WHERE t.df <= 0
+DETACH DELETE t

@@ -1,0 +1,1 @@
+CALL gds.graph.drop($name, false) YIELD graphName RETURN graphName

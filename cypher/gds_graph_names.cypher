@@ -1,0 +1,1 @@
+CALL gds.graph.list() YIELD graphName RETURN graphName AS name

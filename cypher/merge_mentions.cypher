@@ -1,0 +1,7 @@
+UNWIND $rows AS row
+MATCH (c:Chunk {id: row.chunk})
+MERGE (e:Entity {key: row.key})
+ON CREATE SET e.name = row.name, e.label = row.label
+MERGE (c)-[m:MENTIONS]->(e)
+ON CREATE SET m.count = 0
+SET m.count = m.count + row.count

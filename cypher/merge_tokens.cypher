@@ -1,0 +1,5 @@
+// Tokens of added chunks: create if new, then add to their document frequency.
+UNWIND $tokens AS tok
+MERGE (t:Token {text: tok.text})
+ON CREATE SET t.df = 0
+SET t.df = t.df + tok.df

@@ -1,0 +1,1 @@
+MATCH (m:NeoragMeta {key: $key}) RETURN m.value AS value

@@ -1,0 +1,1 @@
+MERGE (m:NeoragMeta {key: $key}) SET m.value = $value

@@ -1,0 +1,1 @@
+MATCH (d:Document) RETURN d.id AS id, d.content_hash AS content_hash

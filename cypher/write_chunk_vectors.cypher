@@ -1,0 +1,4 @@
+// $prop is one of fastrp, spectral (checked by the caller); values are float lists.
+UNWIND $rows AS row
+MATCH (c:Chunk {id: row.chunk})
+SET c[$prop] = row.vector

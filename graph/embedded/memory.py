@@ -1,0 +1,104 @@
+"""In-memory graphs for the embedded backend's per-query algorithms.
+
+Loading the token graph from SQLite costs far more than one PPR run, so the adjacency and
+its PPR operator are built once per graph version and reused until an ingest changes it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from scipy import sparse
+
+from graph.algorithms.ppr import PprOperator
+from graph.config import AlgorithmConfig
+
+if TYPE_CHECKING:
+    from graph.embedded.store import EmbeddedStore
+
+
+@dataclass(slots=True)
+class _TokenGraph:
+    version: int
+    texts: list[str]
+    index: dict[str, int]
+    operator: PprOperator
+
+
+@dataclass(slots=True)
+class _ChunkGraph:
+    version: int
+    ids: list[str]
+    index: dict[str, int]
+    adj: sparse.csr_matrix
+
+
+class MemoryGraphs:
+    def __init__(self, store: EmbeddedStore) -> None:
+        self._store = store
+        self._lock = threading.Lock()
+        self._tokens: _TokenGraph | None = None
+        self._chunks: _ChunkGraph | None = None
+
+    def token_graph(self) -> _TokenGraph:
+        version = self._store.graph_version()
+        with self._lock:
+            if self._tokens is None or self._tokens.version != version:
+                texts, adj = self._store.token_graph()
+                self._tokens = _TokenGraph(
+                    version, texts, {t: i for i, t in enumerate(texts)}, PprOperator(adj)
+                )
+            return self._tokens
+
+    def chunk_graph(self) -> _ChunkGraph:
+        version = self._store.graph_version()
+        with self._lock:
+            if self._chunks is None or self._chunks.version != version:
+                ids = self._store.chunk_ids()
+                index = {c: i for i, c in enumerate(ids)}
+                edges = self._store.related_edges()
+                n = len(ids)
+                if edges:
+                    src = np.fromiter((index[e.src] for e in edges), np.int64, len(edges))
+                    dst = np.fromiter((index[e.dst] for e in edges), np.int64, len(edges))
+                    w = np.fromiter((e.weight for e in edges), np.float64, len(edges))
+                    adj = sparse.coo_matrix(
+                        (np.r_[w, w], (np.r_[src, dst], np.r_[dst, src])), shape=(n, n)
+                    ).tocsr()
+                else:
+                    adj = sparse.csr_matrix((n, n))
+                self._chunks = _ChunkGraph(version, ids, index, adj)
+            return self._chunks
+
+    def token_ppr(
+        self, seeds: dict[str, float], cfg: AlgorithmConfig, top_k: int
+    ) -> dict[str, float]:
+        graph = self.token_graph()
+        seed_ids = {graph.index[t]: w for t, w in seeds.items() if t in graph.index}
+        if not seed_ids:
+            return {}
+        scores = graph.operator.run(seed_ids, cfg)
+        k = min(top_k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return {graph.texts[i]: float(scores[i]) for i in top if scores[i] > 0}
+
+    def chunk_ppr(
+        self, seeds: dict[str, float], candidates: Sequence[str], cfg: AlgorithmConfig
+    ) -> dict[str, float]:
+        graph = self.chunk_graph()
+        members = [c for c in dict.fromkeys(candidates) if c in graph.index]
+        if not members:
+            return {}
+        rows = np.fromiter((graph.index[c] for c in members), np.int64, len(members))
+        sub = graph.adj[rows][:, rows].tocsr()
+        local = {c: i for i, c in enumerate(members)}
+        seed_ids = {local[c]: w for c, w in seeds.items() if c in local}
+        if not seed_ids:
+            return {}
+        scores = PprOperator(sub).run(seed_ids, cfg)
+        return {c: float(scores[i]) for c, i in local.items()}

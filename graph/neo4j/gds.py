@@ -1,0 +1,196 @@
+"""GDS, server-side: named projections per graph version, PPR, Leiden, FastRP.
+
+The token graph is projected as `neorag_tokens_<db>_v<content version>` and the chunk graph
+as `neorag_chunks_<db>_v<graph version>`. They are created on first use after a change and
+kept in the catalog; older versions are dropped. Queries never project the big graphs; the
+only per-query projection is the small candidate subgraph SpectRAG diffuses over.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from graphdatascience import GraphDataScience
+from neo4j.exceptions import ClientError
+
+import cypher
+from graph.algorithms.spectral import spectral_coordinates
+from graph.base import AnalyticsReport
+from graph.communities import guard, summarize
+from graph.config import AlgorithmConfig
+
+if TYPE_CHECKING:
+    from graph.neo4j.store import Neo4jStore
+
+PREFIX = "neorag_"
+
+
+class GdsAnalytics:
+    def __init__(self, store: Neo4jStore) -> None:
+        self.store = store
+        self.client = GraphDataScience(
+            store.driver, database=store.cfg.database, show_progress=False, arrow=False
+        )
+        self._lock = threading.Lock()
+        self._known: dict[str, str] = {}
+        self.last_projection_seconds: dict[str, float] = {}
+
+    # ---- projections -----------------------------------------------------------------
+    def _name(self, kind: str, version: int) -> str:
+        return f"{PREFIX}{kind}_{self.store.cfg.database}_v{version}"
+
+    def _catalog(self) -> list[str]:
+        return [r["name"] for r in self.store.read("gds_graph_names")]
+
+    def drop_all(self) -> None:
+        for name in self._catalog():
+            if name.startswith(PREFIX):
+                self.client.graph.drop(name, fail_if_missing=False)
+        self._known.clear()
+
+    def projection(self, kind: str) -> str:
+        """The catalog name of the current `tokens` or `chunks` projection, projecting it
+        (and dropping older versions) if the graph changed since."""
+        version = (
+            self.store.content_version() if kind == "tokens" else self.store.graph_version()
+        )
+        name = self._name(kind, version)
+        if self._known.get(kind) == name:
+            return name
+        with self._lock:
+            catalog = self._catalog()
+            stale = [
+                n for n in catalog if n.startswith(f"{PREFIX}{kind}_{self.store.cfg.database}_v") and n != name
+            ]
+            for old in stale:
+                self.client.graph.drop(old, fail_if_missing=False)
+            if name not in catalog:
+                t0 = time.perf_counter()
+                try:
+                    self.store.write(f"project_{kind[:-1]}_graph", name=name)
+                except Exception as exc:  # another process projected it first
+                    if "already exists" not in str(exc):
+                        raise
+                self.last_projection_seconds[kind] = round(time.perf_counter() - t0, 3)
+            self._known[kind] = name
+        return name
+
+    @staticmethod
+    def _ppr_params(cfg: AlgorithmConfig) -> dict[str, Any]:
+        return {
+            "damping": cfg.ppr_damping,
+            "max_iterations": cfg.ppr_max_iterations,
+            "tolerance": cfg.ppr_tolerance,
+            "concurrency": cfg.concurrency,
+        }
+
+    # ---- per-query algorithms --------------------------------------------------------
+    def token_ppr(
+        self, seeds: dict[str, float], cfg: AlgorithmConfig, top_k: int
+    ) -> dict[str, float]:
+        if not seeds:
+            return {}
+        name = self.projection("tokens")
+        rows = self.store.read(
+            "token_ppr", name=name, seeds=sorted(seeds), top_k=top_k, **self._ppr_params(cfg)
+        )
+        return {r["token"]: float(r["score"]) for r in rows if r["score"] > 0}
+
+    def chunk_ppr(
+        self, seeds: dict[str, float], candidates: Sequence[str], cfg: AlgorithmConfig
+    ) -> dict[str, float]:
+        members = list(dict.fromkeys(candidates))
+        if not members or not any(s in set(members) for s in seeds):
+            return {}
+        name = f"{PREFIX}candidates_{uuid.uuid4().hex[:12]}"
+        try:
+            self.store.write("project_candidate_subgraph", name=name, ids=members)
+            rows = self.store.read(
+                "chunk_ppr", name=name, seeds=sorted(s for s in seeds if s in set(members)),
+                **self._ppr_params(cfg),
+            )
+        finally:
+            try:
+                self.store.read("gds_graph_drop", name=name)
+            except Exception:  # noqa: BLE001 - best effort; never mask the real error
+                pass
+        return {r["id"]: float(r["score"]) for r in rows}
+
+    # ---- analytics after an ingest ---------------------------------------------------
+    def run_chunk_analytics(self, cfg: AlgorithmConfig) -> AnalyticsReport:
+        report = AnalyticsReport()
+        t0 = time.perf_counter()
+        self.projection("tokens")
+        name = self.projection("chunks")
+        report.seconds["projection"] = round(time.perf_counter() - t0, 3)
+        ids = self.store.chunk_ids()
+        if not ids:
+            self.store.write_communities({}, [])
+            return report
+        params = {
+            "name": name,
+            "seed": cfg.leiden_seed,
+            "concurrency": cfg.concurrency,
+            "gamma": cfg.leiden_gamma,
+            "max_levels": cfg.leiden_max_levels,
+            "tolerance": cfg.leiden_tolerance,
+        }
+        t0 = time.perf_counter()
+        rows = self.store.read("leiden_stream", **params)
+        stats = self.store.read("leiden_stats", **params)[0]
+        assignment = _relabel({r["id"]: int(r["community"]) for r in rows})
+        self.store.write_communities(assignment, summarize(assignment, self.store.term_matrix()))
+        report.seconds["leiden"] = round(time.perf_counter() - t0, 3)
+        report.communities = len(set(assignment.values()))
+        report.modularity = float(stats["modularity"])
+        report.warnings += guard(len(ids), report.communities, report.modularity)
+
+        t0 = time.perf_counter()
+        try:
+            self.store.write(
+                "fastrp_write",
+                name=name,
+                dimension=cfg.fastrp_dimension,
+                seed=cfg.fastrp_seed,
+                concurrency=cfg.concurrency,
+                iteration_weights=list(cfg.fastrp_iteration_weights),
+                normalization_strength=cfg.fastrp_normalization_strength,
+            )
+        except ClientError as exc:
+            report.warnings.append(f"FastRP failed: {exc.message}")
+        report.seconds["fastrp"] = round(time.perf_counter() - t0, 3)
+
+        t0 = time.perf_counter()
+        index = {c: i for i, c in enumerate(ids)}
+        adj = _adjacency(index, self.store.related_edges())
+        coords = spectral_coordinates(adj, cfg.spectral_dimension)
+        self.store.write_vectors("spectral", dict(zip(ids, coords, strict=True)))
+        report.seconds["spectral"] = round(time.perf_counter() - t0, 3)
+        return report
+
+
+def _relabel(assignment: dict[str, int]) -> dict[str, int]:
+    """GDS community ids are arbitrary node ids; renumber 0..k-1 by size, then first chunk,
+    so ids are comparable with the embedded backend's."""
+    members: dict[int, list[str]] = {}
+    for chunk, community in assignment.items():
+        members.setdefault(community, []).append(chunk)
+    order = sorted(members.values(), key=lambda cs: (-len(cs), min(cs)))
+    return {chunk: new for new, cs in enumerate(order) for chunk in cs}
+
+
+def _adjacency(index: dict[str, int], edges: Sequence[Any]) -> Any:
+    from scipy import sparse
+
+    n = len(index)
+    if not edges:
+        return sparse.csr_matrix((n, n))
+    src = np.fromiter((index[e.src] for e in edges), np.int64, len(edges))
+    dst = np.fromiter((index[e.dst] for e in edges), np.int64, len(edges))
+    w = np.fromiter((e.weight for e in edges), np.float64, len(edges))
+    return sparse.coo_matrix((np.r_[w, w], (np.r_[src, dst], np.r_[dst, src])), shape=(n, n)).tocsr()

@@ -1,0 +1,426 @@
+"""The Neo4j backend: the real deployment. All statements come from cypher/*.cypher.
+
+Every `apply` runs in one write transaction (documents, chunks, token df, co-occurrence
+deltas, mentions and the version counters together), so a killed ingest never leaves a
+half-written document or a weight counted twice. Graph algorithms run in GDS over named
+projections kept in the catalog (graph/neo4j/gds.py).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+from neo4j import ManagedTransaction, RoutingControl
+from scipy import sparse
+
+import cypher
+from graph.base import AnalyticsReport, GraphStore, TermMatrix
+from graph.config import AlgorithmConfig, Neo4jConfig
+from graph.neo4j.connection import connect, translate
+from graph.neo4j.gds import GdsAnalytics
+from graph.types import (
+    EDGE_KINDS,
+    RELATED,
+    ChunkEdge,
+    ChunkRecord,
+    ChunkView,
+    CommunityRecord,
+    DocumentRecord,
+    EntityMention,
+    GraphDelta,
+    GraphSnapshot,
+    StoreStatus,
+)
+
+_VECTOR_PROPS = ("embedding", "fastrp", "spectral")
+GRAPH_VERSION, CONTENT_VERSION = "graph_version", "content_version"
+
+
+def _batches(rows: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(rows), size):
+        yield rows[start : start + size]
+
+
+class Neo4jStore(GraphStore):
+    backend = "neo4j"
+
+    def __init__(self, cfg: Neo4jConfig) -> None:
+        self.cfg = cfg
+        self.driver, self.gds_version = connect(cfg)
+        self._schema_ready = False
+        self.gds = GdsAnalytics(self)
+
+    # ---- plumbing --------------------------------------------------------------------
+    def read(self, query: str, /, **params: Any) -> list[dict[str, Any]]:
+        """Run the named cypher/ file in a read transaction."""
+        try:
+            records, _, _ = self.driver.execute_query(
+                cypher.load(query), params, database_=self.cfg.database, routing_=RoutingControl.READ
+            )
+        except Exception as exc:
+            raise translate(exc, self.cfg) from None
+        return [r.data() for r in records]
+
+    def write(self, query: str, /, **params: Any) -> list[dict[str, Any]]:
+        try:
+            records, _, _ = self.driver.execute_query(
+                cypher.load(query), params, database_=self.cfg.database
+            )
+        except Exception as exc:
+            raise translate(exc, self.cfg) from None
+        return [r.data() for r in records]
+
+    def transaction(self, work: Callable[[ManagedTransaction], Any]) -> Any:
+        try:
+            with self.driver.session(database=self.cfg.database) as session:
+                return session.execute_write(work)
+        except Exception as exc:
+            raise translate(exc, self.cfg) from None
+
+    def _unwind(self, tx: ManagedTransaction, name: str, key: str, rows: Sequence[Any], **extra: Any) -> None:
+        for part in _batches(rows, self.cfg.write_batch_size):
+            tx.run(cypher.load(name), {key: list(part), **extra}).consume()
+
+    def ensure_schema(self, dimension: int | None = None) -> None:
+        if not self._schema_ready:
+            for statement in cypher.statements("schema"):
+                self.write_raw(statement)
+            self._schema_ready = True
+        if dimension:
+            self.write("vector_index", dimension=dimension)
+
+    def write_raw(self, statement: str) -> None:
+        try:
+            self.driver.execute_query(statement, database_=self.cfg.database)
+        except Exception as exc:
+            raise translate(exc, self.cfg) from None
+
+    def close(self) -> None:
+        self.driver.close()
+
+    def clear(self) -> None:
+        self.gds.drop_all()
+        try:
+            with self.driver.session(database=self.cfg.database) as session:
+                session.run(cypher.load("clear_graph")).consume()
+        except Exception as exc:
+            raise translate(exc, self.cfg) from None
+
+    def get_meta(self, key: str) -> str | None:
+        rows = self.read("meta_get", key=key)
+        return rows[0]["value"] if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.ensure_schema()
+        self.write("meta_set", key=key, value=value)
+
+    def graph_version(self) -> int:
+        return int(self.get_meta(GRAPH_VERSION) or 0)
+
+    def content_version(self) -> int:
+        return int(self.get_meta(CONTENT_VERSION) or 0)
+
+    # ---- ingest ----------------------------------------------------------------------
+    def documents(self) -> dict[str, DocumentRecord]:
+        return {
+            r["id"]: DocumentRecord(
+                r["id"], r["source"], r["title"], r["content_hash"], r["ingested_at"] or 0.0
+            )
+            for r in self.read("documents_all")
+        }
+
+    def chunk_tokens(self, doc_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        return {
+            r["id"]: tuple(r["tokens"] or ())
+            for r in self.read("chunk_tokens_of_documents", doc_ids=list(doc_ids))
+        }
+
+    def apply(self, delta: GraphDelta) -> int:
+        dims = {len(c.embedding) for _, cs in delta.add for c in cs if c.embedding is not None}
+        self.ensure_schema(dims.pop() if len(dims) == 1 else None)
+        return int(self.transaction(lambda tx: self._apply(tx, delta)))
+
+    def _apply(self, tx: ManagedTransaction, delta: GraphDelta) -> int:
+        touched_tokens: set[str] = set()
+        if delta.remove_doc_ids:
+            old_chunks = [
+                r["id"]
+                for r in tx.run(
+                    cypher.load("chunks_of_documents"), doc_ids=delta.remove_doc_ids
+                ).data()
+            ]
+            old_keys = [
+                r["key"]
+                for r in tx.run(cypher.load("entities_of_chunks"), chunk_ids=old_chunks).data()
+            ]
+            for r in tx.run(
+                cypher.load("chunk_tokens_of_documents"), doc_ids=delta.remove_doc_ids
+            ).data():
+                touched_tokens.update(r["tokens"] or ())
+            self._unwind(tx, "token_df_decrement", "chunk_ids", old_chunks)
+            self._unwind(tx, "delete_chunks", "chunk_ids", old_chunks)
+            self._unwind(tx, "delete_documents", "doc_ids", delta.remove_doc_ids)
+            self._unwind(tx, "delete_orphan_entities", "keys", old_keys)
+        if delta.add:
+            self._add(tx, delta.add)
+        pairs = [{"a": a, "b": b, "w": w} for (a, b), w in sorted(delta.cooccurrence.items())]
+        self._unwind(tx, "apply_cooccurs", "pairs", pairs)
+        touched_tokens.update(t for a, b in delta.cooccurrence for t in (a, b))
+        self._unwind(tx, "delete_orphan_tokens", "tokens", sorted(touched_tokens))
+        tx.run(cypher.load("meta_increment"), key=CONTENT_VERSION).consume()
+        return tx.run(cypher.load("meta_increment"), key=GRAPH_VERSION).single()["value"]
+
+    def _add(self, tx: ManagedTransaction, add: Sequence[tuple[DocumentRecord, list[ChunkRecord]]]) -> None:
+        docs = [
+            {
+                "id": d.id,
+                "source": d.source,
+                "title": d.title,
+                "content_hash": d.content_hash,
+                "ingested_at": d.ingested_at,
+            }
+            for d, _ in add
+        ]
+        self._unwind(tx, "create_documents", "docs", docs)
+        chunks = [c for _, cs in add for c in cs]
+        self._unwind(
+            tx,
+            "create_chunks",
+            "chunks",
+            [
+                {
+                    "id": c.id,
+                    "doc_id": c.doc_id,
+                    "ordinal": c.ordinal,
+                    "title": c.title,
+                    "text": c.text,
+                    "section_path": list(c.section_path),
+                    "n_tokens": c.n_tokens,
+                    "tokens": list(c.tokens),
+                    "links": list(c.links),
+                    "questions": list(c.questions),
+                    "embedding": None if c.embedding is None else [float(x) for x in c.embedding],
+                }
+                for c in chunks
+            ],
+        )
+        df: dict[str, int] = defaultdict(int)
+        has_token = []
+        for c in chunks:
+            for token, tf in c.token_counts().items():
+                df[token] += 1
+                has_token.append({"chunk": c.id, "token": token, "tf": tf})
+        self._unwind(tx, "merge_tokens", "tokens", [{"text": t, "df": n} for t, n in sorted(df.items())])
+        self._unwind(tx, "create_has_token", "rows", has_token)
+        mentions = [
+            {"chunk": c.id, "key": e.key, "name": e.name, "label": e.label, "count": e.count}
+            for c in chunks
+            for e in c.entities
+        ]
+        self._unwind(tx, "merge_mentions", "rows", mentions)
+
+    def corpus(self) -> list[ChunkRecord]:
+        out = []
+        for r in self.read("corpus_chunks"):
+            emb = r["embedding"]
+            out.append(
+                ChunkRecord(
+                    id=r["id"],
+                    doc_id=r["doc_id"],
+                    ordinal=r["ordinal"],
+                    title=r["title"],
+                    text=r["text"],
+                    section_path=tuple(r["section_path"] or ()),
+                    n_tokens=r["n_tokens"],
+                    embedding=None if emb is None else np.asarray(emb, dtype=np.float32),
+                    links=tuple(r["links"] or ()),
+                    questions=tuple(r["questions"] or ()),
+                    entities=tuple(
+                        EntityMention(name, label, int(n))
+                        for name, label, n in sorted(r["entities"], key=lambda e: f"{e[1]}:{e[0].casefold()}")
+                    ),
+                )
+            )
+        return out
+
+    def replace_chunk_edges(self, edges: Sequence[ChunkEdge]) -> None:
+        rows = [{"kind": e.kind, "src": e.src, "dst": e.dst, "weight": float(e.weight)} for e in edges]
+        for e in edges:
+            if e.kind not in (*EDGE_KINDS, RELATED):
+                raise ValueError(f"unknown chunk edge kind {e.kind!r}")
+
+        def work(tx: ManagedTransaction) -> None:
+            tx.run(cypher.load("delete_chunk_edges")).consume()
+            self._unwind(tx, "create_chunk_edges", "edges", rows)
+            tx.run(cypher.load("meta_increment"), key=GRAPH_VERSION).consume()
+
+        self.transaction(work)
+
+    def write_communities(
+        self, assignment: dict[str, int], communities: Sequence[CommunityRecord]
+    ) -> None:
+        def work(tx: ManagedTransaction) -> None:
+            tx.run(cypher.load("clear_communities")).consume()
+            tx.run(cypher.load("clear_chunk_vectors"), prop="community").consume()
+            self._unwind(
+                tx,
+                "write_communities",
+                "communities",
+                [
+                    {"id": m.id, "level": m.level, "size": m.size, "top_tokens": list(m.top_tokens)}
+                    for m in communities
+                ],
+            )
+            self._unwind(
+                tx,
+                "write_chunk_communities",
+                "rows",
+                [{"chunk": c, "community": int(m)} for c, m in sorted(assignment.items())],
+            )
+
+        self.transaction(work)
+
+    def write_vectors(self, prop: str, vectors: dict[str, np.ndarray]) -> None:
+        if prop not in ("fastrp", "spectral"):
+            raise ValueError(f"unknown vector property {prop!r}")
+        rows = [{"chunk": c, "vector": [float(x) for x in v]} for c, v in vectors.items()]
+
+        def work(tx: ManagedTransaction) -> None:
+            tx.run(cypher.load("clear_chunk_vectors"), prop=prop).consume()
+            self._unwind(tx, "write_chunk_vectors", "rows", rows, prop=prop)
+
+        self.transaction(work)
+
+    # ---- analytics -------------------------------------------------------------------
+    def run_analytics(self, cfg: AlgorithmConfig) -> AnalyticsReport:
+        return self.gds.run_chunk_analytics(cfg)
+
+    def token_ppr(
+        self, seeds: dict[str, float], cfg: AlgorithmConfig, top_k: int
+    ) -> dict[str, float]:
+        return self.gds.token_ppr(seeds, cfg, top_k)
+
+    def chunk_ppr(
+        self, seeds: dict[str, float], candidates: Sequence[str], cfg: AlgorithmConfig
+    ) -> dict[str, float]:
+        return self.gds.chunk_ppr(seeds, candidates, cfg)
+
+    # ---- reads -----------------------------------------------------------------------
+    def status(self) -> StoreStatus:
+        row = self.read("status_counts")[0]
+        edges = {kind: int(row[kind.lower()]) for kind in (*EDGE_KINDS, RELATED)}
+        edges["CO_OCCURS"] = int(row["co_occurs"])
+        edges["HAS_TOKEN"] = int(row["has_token"])
+        edges["MENTIONS"] = int(row["mentions"])
+        return StoreStatus(
+            backend=self.backend,
+            documents=int(row["documents"]),
+            chunks=int(row["chunks"]),
+            tokens=int(row["tokens"]),
+            edges=edges,
+            communities=int(row["communities"]),
+            graph_version=self.graph_version(),
+        )
+
+    def get_chunks(self, ids: Sequence[str]) -> list[ChunkView]:
+        rows = {r["id"]: r for r in self.read("get_chunks", ids=list(dict.fromkeys(ids)))}
+        return [
+            ChunkView(
+                id=r["id"],
+                doc_id=r["doc_id"],
+                ordinal=r["ordinal"],
+                title=r["title"],
+                text=r["text"],
+                section_path=tuple(r["section_path"] or ()),
+                n_tokens=r["n_tokens"],
+                community=r["community"],
+                source=r["source"],
+            )
+            for i in ids
+            if (r := rows.get(i)) is not None
+        ]
+
+    def neighbours(
+        self, ids: Sequence[str], kinds: Sequence[str] | None = None
+    ) -> list[ChunkEdge]:
+        rows = self.read(
+            "chunk_neighbours", ids=list(dict.fromkeys(ids)), kinds=list(kinds) if kinds else None
+        )
+        return [ChunkEdge(r["kind"], r["src"], r["dst"], float(r["weight"])) for r in rows]
+
+    def chunk_entities(self, ids: Sequence[str] | None) -> dict[str, list[EntityMention]]:
+        rows = (
+            self.read("all_chunk_entities")
+            if ids is None
+            else self.read("chunk_entities", ids=list(dict.fromkeys(ids)))
+        )
+        out: dict[str, list[EntityMention]] = defaultdict(list)
+        for r in rows:
+            out[r["chunk"]].append(EntityMention(r["name"], r["label"], int(r["count"])))
+        return dict(out)
+
+    def chunk_vectors(self, prop: str, ids: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+        if prop not in _VECTOR_PROPS:
+            raise ValueError(f"unknown vector property {prop!r}")
+        rows = self.read("chunk_vectors", prop=prop, ids=None if ids is None else list(ids))
+        return {r["id"]: np.asarray(r["vector"], dtype=np.float32) for r in rows}
+
+    def term_matrix(self) -> TermMatrix:
+        chunk_ids = [r["id"] for r in self.read("all_chunk_ids")]
+        vocabulary = sorted(r["text"] for r in self.read("all_tokens"))
+        row = {c: i for i, c in enumerate(chunk_ids)}
+        col = {t: j for j, t in enumerate(vocabulary)}
+        triples = self.read("term_rows")
+        shape = (len(chunk_ids), len(vocabulary))
+        if not triples:
+            return TermMatrix(chunk_ids, vocabulary, sparse.csr_matrix(shape))
+        r = np.fromiter((row[t["chunk"]] for t in triples), np.int64, len(triples))
+        c = np.fromiter((col[t["token"]] for t in triples), np.int64, len(triples))
+        v = np.fromiter((t["tf"] for t in triples), np.float32, len(triples))
+        return TermMatrix(chunk_ids, vocabulary, sparse.csr_matrix((v, (r, c)), shape=shape))
+
+    def token_graph(self) -> tuple[list[str], sparse.csr_matrix]:
+        texts = sorted(r["text"] for r in self.read("all_tokens"))
+        index = {t: i for i, t in enumerate(texts)}
+        rows = self.read("cooccurs_rows")
+        n = len(texts)
+        if not rows:
+            return texts, sparse.csr_matrix((n, n))
+        a = np.fromiter((index[r["a"]] for r in rows), np.int64, len(rows))
+        b = np.fromiter((index[r["b"]] for r in rows), np.int64, len(rows))
+        w = np.fromiter((r["weight"] for r in rows), np.float64, len(rows))
+        adj = sparse.coo_matrix((np.r_[w, w], (np.r_[a, b], np.r_[b, a])), shape=(n, n))
+        return texts, adj.tocsr()
+
+    def related_edges(self) -> list[ChunkEdge]:
+        return [
+            ChunkEdge(RELATED, r["src"], r["dst"], float(r["weight"]))
+            for r in self.read("related_rows")
+        ]
+
+    def chunk_ids(self) -> list[str]:
+        return [r["id"] for r in self.read("all_chunk_ids")]
+
+    def communities(self) -> list[CommunityRecord]:
+        return [
+            CommunityRecord(r["id"], r["level"], r["size"], tuple(r["top_tokens"] or ()))
+            for r in self.read("communities")
+        ]
+
+    def snapshot(self) -> GraphSnapshot:
+        return GraphSnapshot(
+            documents={r["id"]: r["content_hash"] for r in self.read("snapshot_documents")},
+            chunks={r["id"]: (r["doc_id"], r["ordinal"]) for r in self.read("snapshot_chunks")},
+            tokens={r["text"]: r["df"] for r in self.read("all_tokens")},
+            has_token={(r["chunk"], r["token"]): r["tf"] for r in self.read("term_rows")},
+            cooccurs={(r["a"], r["b"]): r["weight"] for r in self.read("cooccurs_rows")},
+            entities={r["key"] for r in self.read("all_entity_keys")},
+            mentions={(r["chunk"], r["key"]): r["count"] for r in self.read("snapshot_mentions")},
+            chunk_edges={
+                (r["kind"], r["src"], r["dst"]): round(float(r["weight"]), 6)
+                for r in self.read("chunk_edge_rows")
+            },
+        )

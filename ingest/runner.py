@@ -1,0 +1,294 @@
+"""The incremental, crash-safe ingest pipeline.
+
+Per-document stages run in batches and each batch is written in one store transaction
+together with its documents' content hashes, so after a kill every document is either fully
+in the store or absent, and a re-run picks up exactly the documents still missing:
+
+    scan → plan → [chunk → analyze → embed → write] per batch → edges → analytics → indexes
+
+The global stages (chunk edges, communities/embeddings, FAISS/BM25 files) are pure functions
+of the stored documents; they re-run whenever the stored document set's fingerprint differs
+from the one they were last built for, so a crash between stages is also recovered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from graph.base import GraphStore
+from graph.config import AlgorithmConfig
+from graph.dense import DenseIndex
+from graph.lexical import Bm25Params, LexicalIndex
+from graph.types import ChunkRecord, DocumentRecord, GraphDelta
+from ingest.chunkers import chunk_document, chunk_id
+from ingest.config import IngestConfig
+from ingest.edges import build_chunk_edges
+from ingest.loaders import LoadedDocument, SkippedFile, scan
+from ingest.models import IngestModels
+from ingest.report import IngestReport, NoProgress, Progress, Skip, timed
+from ingest.token_graph import cooccurrence_delta
+from ingest.tokens import Analyzer
+
+DERIVED_KEY = "derived_for"
+
+
+@dataclass(slots=True)
+class Plan:
+    to_index: list[LoadedDocument]
+    changed_ids: set[str]
+    removed_ids: list[str]
+    unchanged: int
+
+
+def config_fingerprint(cfg: IngestConfig) -> str:
+    """Anything that changes what a document's chunks look like: a new value re-indexes
+    every document (its stored hash no longer matches)."""
+    relevant = cfg.model_dump(include={"chunking", "tokens", "models"}, mode="json")
+    return hashlib.sha256(json.dumps(relevant, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def document_hash(doc: LoadedDocument, cfg_fp: str) -> str:
+    return hashlib.sha256(f"{doc.content_hash}:{cfg_fp}".encode()).hexdigest()
+
+
+def corpus_fingerprint(docs: dict[str, DocumentRecord], cfg: IngestConfig) -> str:
+    h = hashlib.sha256()
+    for doc_id in sorted(docs):
+        h.update(f"{doc_id}\0{docs[doc_id].content_hash}\n".encode())
+    h.update(json.dumps(cfg.edges.model_dump(mode="json"), sort_keys=True).encode())
+    return h.hexdigest()[:24]
+
+
+def _in_scope(source: str, root: Path) -> bool:
+    root_s = str(root)
+    return source == root_s or source.startswith(root_s.rstrip("/") + "/")
+
+
+def plan(
+    loaded: Sequence[LoadedDocument],
+    skipped: Sequence[SkippedFile],
+    stored: dict[str, DocumentRecord],
+    root: Path,
+    cfg_fp: str,
+) -> Plan:
+    """Compare what the scan found under `root` with the store. Documents stored from a
+    file that was skipped this time (unreadable, say) are kept, not removed."""
+    to_index, changed, unchanged = [], set(), 0
+    seen: set[str] = set()
+    for doc in loaded:
+        seen.add(doc.id)
+        old = stored.get(doc.id)
+        if old is not None and old.content_hash == document_hash(doc, cfg_fp):
+            unchanged += 1
+            continue
+        if old is not None:
+            changed.add(doc.id)
+        to_index.append(doc)
+    unreadable = {s.source for s in skipped}
+    removed = sorted(
+        doc_id
+        for doc_id, rec in stored.items()
+        if doc_id not in seen and _in_scope(rec.source, root) and rec.source not in unreadable
+    )
+    return Plan(to_index, changed, removed, unchanged)
+
+
+def embedding_text(title: str, section_path: Sequence[str], text: str) -> str:
+    head = " / ".join(p for p in (title, *section_path) if p)
+    return text if not head or text.startswith(title) and not section_path else f"{head}\n{text}"
+
+
+def build_chunks(
+    docs: Sequence[LoadedDocument],
+    cfg: IngestConfig,
+    models: IngestModels,
+    analyzer: Analyzer,
+    report: IngestReport,
+    progress: Progress,
+) -> list[tuple[DocumentRecord, list[ChunkRecord]]]:
+    """Chunk, tokenise, extract entities and questions, and embed one batch of documents."""
+    cfg_fp = config_fingerprint(cfg)
+    out: list[tuple[DocumentRecord, list[ChunkRecord]]] = []
+    with timed(report, "chunk", time.perf_counter):
+        for doc in docs:
+            record = DocumentRecord(
+                doc.id, doc.source, doc.title, document_hash(doc, cfg_fp), time.time()
+            )
+            chunks = [
+                ChunkRecord(
+                    id=chunk_id(doc.id, piece.ordinal, piece.text),
+                    doc_id=doc.id,
+                    ordinal=piece.ordinal,
+                    title=doc.title,
+                    text=piece.text,
+                    section_path=tuple(piece.section_path),
+                    n_tokens=piece.n_tokens,
+                    links=tuple(piece.links),
+                )
+                for piece in chunk_document(doc, cfg.chunking, models.count_tokens)
+            ]
+            out.append((record, chunks))
+    flat = [c for _, cs in out for c in cs]
+    with timed(report, "analyze", time.perf_counter):
+        for c in flat:
+            c.tokens = tuple(analyzer.tokens(c.text))
+        analyses = models.extractor.analyze([c.text for c in flat], [c.title for c in flat])
+        for c, a in zip(flat, analyses, strict=True):
+            c.entities, c.questions = a.entities, a.questions
+    with timed(report, "embed", time.perf_counter):
+        texts = [embedding_text(c.title, c.section_path, c.text) for c in flat]
+        vectors = models.embedder.encode(texts)
+        for c, v in zip(flat, vectors, strict=True):
+            c.embedding = v
+    progress.advance("index documents", len(docs))
+    return out
+
+
+def run_ingest(
+    path: Path,
+    store: GraphStore,
+    cfg: IngestConfig,
+    algorithms: AlgorithmConfig,
+    index_dir: Path,
+    *,
+    models: IngestModels | None = None,
+    progress: Progress | None = None,
+    rebuild: bool = False,
+) -> IngestReport:
+    """Bring the store up to date with the documents under `path`."""
+    progress = progress or NoProgress()
+    root = path.resolve()
+    report = IngestReport(path=str(root), backend=store.backend, started_at=time.time())
+    analyzer = Analyzer(cfg.tokens)
+    cfg_fp = config_fingerprint(cfg)
+    if rebuild:
+        store.clear()
+
+    with timed(report, "scan", time.perf_counter):
+        progress.start("scan", None)
+        loaded: list[LoadedDocument] = []
+        skipped: list[SkippedFile] = []
+        for item in scan(root, cfg.max_file_bytes):
+            if isinstance(item, SkippedFile):
+                skipped.append(item)
+            else:
+                loaded.append(item)
+            progress.advance("scan")
+        progress.finish("scan")
+        stored = store.documents()
+        work = plan(loaded, skipped, stored, root, cfg_fp)
+    report.skipped = [Skip(s.source, s.reason) for s in skipped]
+    report.unchanged = work.unchanged
+    report.changed = sorted(work.changed_ids)
+    report.new = [d.id for d in work.to_index if d.id not in work.changed_ids]
+    report.removed = work.removed_ids
+
+    if work.removed_ids:
+        with timed(report, "write", time.perf_counter):
+            removed_tokens = store.chunk_tokens(work.removed_ids)
+            store.apply(
+                GraphDelta(
+                    remove_doc_ids=work.removed_ids,
+                    cooccurrence=cooccurrence_delta(
+                        [], removed_tokens.values(), cfg.tokens.cooccurrence_window
+                    ),
+                )
+            )
+
+    if work.to_index:
+        models = models or IngestModels(cfg.models)
+        progress.start("index documents", len(work.to_index))
+        size = cfg.batch_documents
+        for start in range(0, len(work.to_index), size):
+            batch = work.to_index[start : start + size]
+            built = build_chunks(batch, cfg, models, analyzer, report, progress)
+            with timed(report, "write", time.perf_counter):
+                old_ids = [d.id for d in batch if d.id in work.changed_ids]
+                removed_tokens = store.chunk_tokens(old_ids) if old_ids else {}
+                store.apply(
+                    GraphDelta(
+                        remove_doc_ids=old_ids,
+                        add=built,
+                        cooccurrence=cooccurrence_delta(
+                            (c.tokens for _, cs in built for c in cs),
+                            removed_tokens.values(),
+                            cfg.tokens.cooccurrence_window,
+                        ),
+                    )
+                )
+            report.chunks_written += sum(len(cs) for _, cs in built)
+        progress.finish("index documents")
+
+    refresh_derived(store, cfg, algorithms, index_dir, report, progress, analyzer=analyzer)
+    status = store.status()
+    report.chunks, report.tokens, report.edges = status.chunks, status.tokens, status.edges
+    report.communities = status.communities
+    report.graph_version = status.graph_version
+    report.finished_at = time.time()
+    return report
+
+
+def refresh_derived(
+    store: GraphStore,
+    cfg: IngestConfig,
+    algorithms: AlgorithmConfig,
+    index_dir: Path,
+    report: IngestReport,
+    progress: Progress,
+    *,
+    analyzer: Analyzer | None = None,
+    force: bool = False,
+) -> None:
+    """Rebuild chunk edges, analytics and the FAISS/BM25 files if the stored documents
+    changed since they were last built (or a previous run died before finishing them)."""
+    fingerprint = corpus_fingerprint(store.documents(), cfg)
+    indexes_ok = (
+        DenseIndex.load(index_dir, fingerprint) is not None
+        and LexicalIndex.load(index_dir, fingerprint) is not None
+    )
+    if not force and store.get_meta(DERIVED_KEY) == fingerprint and indexes_ok:
+        return
+    report.derived_rebuilt = True
+    analyzer = analyzer or Analyzer(cfg.tokens)
+    if force or store.get_meta(DERIVED_KEY) != fingerprint:
+        with timed(report, "edges", time.perf_counter):
+            progress.start("chunk edges", None)
+            corpus = store.corpus()
+            kinds = build_chunk_edges(corpus, cfg.edges, analyzer)
+            store.replace_chunk_edges([e for es in kinds.values() for e in es])
+            progress.finish("chunk edges")
+        progress.start("analytics", None)
+        analytics = store.run_analytics(algorithms)
+        progress.finish("analytics")
+        for stage, seconds in analytics.seconds.items():
+            report.add_time(f"analytics.{stage}", seconds)
+        report.modularity = analytics.modularity
+        report.warnings += analytics.warnings
+    with timed(report, "indexes", time.perf_counter):
+        progress.start("indexes", None)
+        build_indexes(store, index_dir, fingerprint)
+        progress.finish("indexes")
+    store.set_meta(DERIVED_KEY, fingerprint)
+
+
+def build_indexes(store: GraphStore, index_dir: Path, key: str) -> tuple[DenseIndex, LexicalIndex]:
+    vectors = store.chunk_vectors("embedding")
+    ids = sorted(vectors)
+    dense = DenseIndex.build(ids, _stack(vectors, ids))
+    dense.save(index_dir, key)
+    lexical = LexicalIndex.build(store.term_matrix(), Bm25Params())
+    lexical.save(index_dir, key)
+    return dense, lexical
+
+
+def _stack(vectors: dict, ids: list[str]):  # noqa: ANN202 - numpy array
+    import numpy as np
+
+    if not ids:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.stack([vectors[i] for i in ids]).astype(np.float32)

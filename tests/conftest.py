@@ -1,0 +1,95 @@
+"""Shared fixtures. Neo4j-backed tests run against the real server `make test` starts
+(NEO4J_URI/NEO4J_PASSWORD in the environment); they are never mocked. Without a server they
+fail with a message saying so, unless NEORAG_SKIP_NEO4J=1 opts out explicitly."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+
+from graph.config import Neo4jConfig
+
+REPO = Path(__file__).resolve().parents[1]
+DATASETS = REPO.parent / "shared" / "datasets"
+if not DATASETS.exists():
+    DATASETS = Path(os.environ.get("NEORAG_DATASETS", "/work/shared/datasets"))
+
+_neo4j_outcomes: Counter[str] = Counter()
+
+
+def neo4j_config_from_env() -> Neo4jConfig:
+    if os.environ.get("NEORAG_SKIP_NEO4J") == "1":
+        pytest.skip("NEORAG_SKIP_NEO4J=1: Neo4j-backed test skipped")
+    uri = os.environ.get("NEO4J_URI")
+    if not uri:
+        pytest.fail(
+            "this test needs the real Neo4j + GDS that `make test` starts (NEO4J_URI is not "
+            "set); run `make test`, or set NEORAG_SKIP_NEO4J=1 to skip Neo4j-backed tests",
+            pytrace=False,
+        )
+    return Neo4jConfig(
+        uri=uri,
+        user=os.environ.get("NEO4J_USER", "neo4j"),
+        password=SecretStr(os.environ.get("NEO4J_PASSWORD", "")),
+        database=os.environ.get("NEO4J_DATABASE", "neo4j"),
+    )
+
+
+@pytest.fixture(scope="session")
+def neo4j_config() -> Neo4jConfig:
+    return neo4j_config_from_env()
+
+
+@pytest.fixture()
+def neo4j_store(neo4j_config: Neo4jConfig) -> Iterator[object]:
+    from graph.neo4j.store import Neo4jStore
+
+    store = Neo4jStore(neo4j_config)
+    store.clear()
+    try:
+        yield store
+    finally:
+        store.clear()
+        store.close()
+
+
+@pytest.fixture()
+def embedded_store(tmp_path: Path) -> Iterator[object]:
+    from graph.embedded.store import EmbeddedStore
+
+    store = EmbeddedStore(tmp_path / "graph.sqlite")
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+@pytest.fixture(params=["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def store(request: pytest.FixtureRequest) -> object:
+    """The same test against both backends (the conformance suite)."""
+    return request.getfixturevalue(f"{request.param}_store")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if {"neo4j_store", "neo4j_config"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.neo4j)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Count each Neo4j-backed test once: its call outcome, or its setup failure/skip."""
+    if "neo4j" not in report.keywords:
+        return
+    if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+        _neo4j_outcomes[report.outcome] += 1
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    total = sum(_neo4j_outcomes.values())
+    line = ", ".join(f"{n} {k}" for k, n in sorted(_neo4j_outcomes.items())) or "none collected"
+    terminalreporter.write_sep("=", f"Neo4j-backed tests: {total} ({line})")

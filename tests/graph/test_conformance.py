@@ -1,0 +1,203 @@
+"""One conformance suite, run against both graph backends (embedded and the real Neo4j)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graph.config import AlgorithmConfig
+from graph.types import (
+    ChunkEdge,
+    ChunkRecord,
+    CommunityRecord,
+    DocumentRecord,
+    EntityMention,
+    GraphDelta,
+)
+from ingest.token_graph import cooccurrence_delta
+
+WINDOW = 4
+EXACT = AlgorithmConfig(ppr_max_iterations=500, ppr_tolerance=1e-12)
+
+
+def chunk(doc: str, ordinal: int, tokens: str, *, entities: tuple[EntityMention, ...] = ()) -> ChunkRecord:
+    toks = tuple(tokens.split())
+    emb = np.zeros(4, dtype=np.float32)
+    emb[ordinal % 4] = 1.0
+    return ChunkRecord(
+        id=f"{doc}#{ordinal}",
+        doc_id=doc,
+        ordinal=ordinal,
+        title=doc.upper(),
+        text=" ".join(toks),
+        section_path=("Intro",),
+        n_tokens=len(toks),
+        tokens=toks,
+        embedding=emb,
+        entities=entities,
+        links=("other",),
+        questions=(f"what is {doc}",),
+    )
+
+
+def add(store, docs: dict[str, list[ChunkRecord]], remove: list[str] = ()) -> int:  # noqa: ANN001
+    removed = store.chunk_tokens(remove) if remove else {}
+    return store.apply(
+        GraphDelta(
+            remove_doc_ids=list(remove),
+            add=[(DocumentRecord(d, f"/src/{d}.txt", d.upper(), f"h-{d}-{len(cs)}", 1.0), cs) for d, cs in docs.items()],
+            cooccurrence=cooccurrence_delta(
+                (c.tokens for cs in docs.values() for c in cs), removed.values(), WINDOW
+            ),
+        )
+    )
+
+
+ANN = EntityMention("Ann Smith", "PERSON")
+PARIS = EntityMention("Paris", "GPE", 2)
+CORPUS = {
+    "a": [chunk("a", 0, "hub leafa hub", entities=(ANN,)), chunk("a", 1, "hub leafb")],
+    "b": [chunk("b", 0, "hub leafc", entities=(ANN, PARIS))],
+}
+
+
+def test_empty_store_counts_zero(store) -> None:  # noqa: ANN001
+    st = store.status()
+    assert (st.documents, st.chunks, st.tokens, st.communities) == (0, 0, 0, 0)
+    assert all(n == 0 for n in st.edges.values())
+    assert store.documents() == {}
+    assert store.get_chunks(["nope"]) == []
+
+
+def test_write_and_read_back(store) -> None:  # noqa: ANN001
+    v1 = add(store, CORPUS)
+    assert v1 >= 1 and store.graph_version() == v1
+    docs = store.documents()
+    assert set(docs) == {"a", "b"} and docs["a"].source == "/src/a.txt"
+    assert store.chunk_tokens(["a"]) == {"a#0": ("hub", "leafa", "hub"), "a#1": ("hub", "leafb")}
+    snap = store.snapshot()
+    assert snap.tokens == {"hub": 3, "leafa": 1, "leafb": 1, "leafc": 1}
+    assert snap.has_token[("a#0", "hub")] == 2
+    # "hub leafa hub": (hub,leafa) at distance 1 twice; (hub,hub) is not a pair.
+    assert snap.cooccurs == {("hub", "leafa"): 2, ("hub", "leafb"): 1, ("hub", "leafc"): 1}
+    assert snap.entities == {"PERSON:ann smith", "GPE:paris"}
+    assert snap.mentions[("b#0", "GPE:paris")] == 2
+    got = store.get_chunks(["b#0", "missing", "a#1"])
+    assert [c.id for c in got] == ["b#0", "a#1"]
+    assert got[1].text == "hub leafb" and got[1].section_path == ("Intro",)
+    assert got[0].source == "/src/b.txt"
+    st = store.status()
+    assert (st.documents, st.chunks, st.tokens) == (2, 3, 4)
+    assert st.edges["CO_OCCURS"] == 3 and st.edges["MENTIONS"] == 3
+    vecs = store.chunk_vectors("embedding", ["a#1"])
+    assert np.allclose(vecs["a#1"], [0, 1, 0, 0])
+    corpus = {c.id: c for c in store.corpus()}
+    assert corpus["b#0"].entities and {e.key for e in corpus["b#0"].entities} == {
+        "PERSON:ann smith",
+        "GPE:paris",
+    }
+    assert corpus["a#0"].links == ("other",) and corpus["a#0"].questions == ("what is a",)
+
+
+def test_delete_is_exact(store) -> None:  # noqa: ANN001
+    add(store, CORPUS)
+    add(store, {}, remove=["b"])
+    snap = store.snapshot()
+    assert set(snap.documents) == {"a"}
+    assert "leafc" not in snap.tokens and snap.tokens["hub"] == 2
+    assert snap.cooccurs == {("hub", "leafa"): 2, ("hub", "leafb"): 1}
+    assert snap.entities == {"PERSON:ann smith"}  # Paris had no other mention
+    # Re-adding b restores exactly the first state.
+    add(store, {"b": CORPUS["b"]})
+    full = store.snapshot()
+    assert full.cooccurs == {("hub", "leafa"): 2, ("hub", "leafb"): 1, ("hub", "leafc"): 1}
+    assert full.tokens["hub"] == 3 and full.entities == {"PERSON:ann smith", "GPE:paris"}
+
+
+def test_chunk_edges_and_neighbourhood(store) -> None:  # noqa: ANN001
+    add(store, CORPUS)
+    edges = [
+        ChunkEdge("NEXT", "a#0", "a#1", 1.0),
+        ChunkEdge("SEMANTIC", "a#0", "b#0", 0.7),
+        ChunkEdge("RELATED", "a#0", "a#1", 0.084),
+        ChunkEdge("RELATED", "a#0", "b#0", 0.21),
+    ]
+    store.replace_chunk_edges(edges)
+    st = store.status()
+    assert st.edges["NEXT"] == 1 and st.edges["SEMANTIC"] == 1 and st.edges["RELATED"] == 2
+    around_b = store.neighbours(["b#0"])
+    assert {(e.kind, e.src, e.dst) for e in around_b} == {
+        ("SEMANTIC", "a#0", "b#0"),
+        ("RELATED", "a#0", "b#0"),
+    }
+    only_next = store.neighbours(["a#1"], kinds=["NEXT"])
+    assert only_next == [ChunkEdge("NEXT", "a#0", "a#1", 1.0)]
+    store.replace_chunk_edges(edges[:1])
+    assert store.status().edges["SEMANTIC"] == 0
+    # Removing a document removes its chunks' edges.
+    add(store, {}, remove=["a"])
+    assert store.neighbours(["a#0", "a#1"]) == []
+
+
+def test_communities_and_vectors(store) -> None:  # noqa: ANN001
+    add(store, CORPUS)
+    store.write_communities(
+        {"a#0": 0, "a#1": 0, "b#0": 1},
+        [CommunityRecord(0, 0, 2, ("hub", "leafa")), CommunityRecord(1, 0, 1, ("leafc",))],
+    )
+    assert [c.id for c in store.communities()] == [0, 1]
+    assert store.communities()[0].top_tokens == ("hub", "leafa")
+    assert store.get_chunks(["b#0"])[0].community == 1
+    assert store.status().communities == 2
+    store.write_vectors("fastrp", {"a#0": np.array([0.5, -0.5], dtype=np.float32)})
+    assert np.allclose(store.chunk_vectors("fastrp")["a#0"], [0.5, -0.5])
+    with pytest.raises(ValueError):
+        store.write_vectors("text", {})
+
+
+def test_meta_round_trip(store) -> None:  # noqa: ANN001
+    assert store.get_meta("x") is None
+    store.set_meta("x", "1")
+    store.set_meta("x", "2")
+    assert store.get_meta("x") == "2"
+
+
+def _closed_form_ppr(adj: np.ndarray, seeds: list[int], damping: float) -> np.ndarray:
+    """p = (1-d)·s + d·Pᵀp with P the weight-normalised transition matrix, solved exactly."""
+    n = adj.shape[0]
+    p_t = (adj / adj.sum(axis=1, keepdims=True)).T
+    s = np.zeros(n)
+    s[seeds] = 1.0 / len(seeds)
+    p = np.linalg.solve(np.eye(n) - damping * p_t, (1 - damping) * s)
+    return p / p.sum()
+
+
+def test_token_ppr_matches_hand_solution(store) -> None:  # noqa: ANN001
+    add(store, CORPUS)
+    # Star: hub–leafa weight 2, hub–leafb 1, hub–leafc 1.
+    names = ["hub", "leafa", "leafb", "leafc"]
+    adj = np.array([[0, 2, 1, 1], [2, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]], dtype=float)
+    expected = _closed_form_ppr(adj, [1], EXACT.ppr_damping)
+    got = store.token_ppr({"leafa": 1.0}, EXACT, top_k=10)
+    total = sum(got.values())
+    assert set(got) == set(names)
+    for i, name in enumerate(names):
+        assert got[name] / total == pytest.approx(expected[i], abs=1e-4)
+    assert list(got)[:2] == ["hub", "leafa"] or list(got)[:2] == ["leafa", "hub"]
+    assert store.token_ppr({"unknown": 1.0}, EXACT, top_k=5) == {}
+    top1 = store.token_ppr({"leafa": 1.0}, EXACT, top_k=1)
+    assert len(top1) == 1
+
+
+def test_chunk_ppr_on_candidate_subgraph(store) -> None:  # noqa: ANN001
+    add(store, CORPUS)
+    store.replace_chunk_edges(
+        [ChunkEdge("RELATED", "a#0", "a#1", 0.5), ChunkEdge("RELATED", "a#1", "b#0", 0.5)]
+    )
+    got = store.chunk_ppr({"a#0": 1.0}, ["a#0", "a#1"], EXACT)
+    adj = np.array([[0, 0.5], [0.5, 0]])
+    expected = _closed_form_ppr(adj, [0], EXACT.ppr_damping)
+    total = sum(got.values())
+    assert set(got) == {"a#0", "a#1"}  # b#0 is outside the candidate set
+    assert got["a#0"] / total == pytest.approx(expected[0], abs=1e-4)
+    assert store.chunk_ppr({"zzz": 1.0}, ["a#0"], EXACT) == {}
