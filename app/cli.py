@@ -16,6 +16,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
+from app.progress import RichProgress
 from app.settings import Settings
 from graph.errors import NeoragError
 
@@ -107,6 +108,42 @@ def status(json_out: JsonOpt = False, backend: BackendOpt = None) -> None:
             f"{last.get('changed', 0)}, removed {last.get('removed', 0)}, skipped "
             f"{last.get('skipped', 0)})"
         )
+
+
+@app.command("eval")
+@friendly
+def eval_(
+    dataset_dir: Annotated[Path, typer.Argument(help="a folder with corpus.jsonl and questions.jsonl")],
+    modes: Annotated[
+        str, typer.Option(help="comma-separated modes")
+    ] = "default,tigrag,dense,bm25,hybrid",
+    backend: BackendOpt = None,
+    limit: Annotated[int | None, typer.Option(help="first N questions only")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="write results here")] = None,
+    no_bm25: Annotated[bool, typer.Option("--no-bm25", help="ablation: presence, not BM25")] = False,
+    centrality: Annotated[str | None, typer.Option(help="ablation: ppr or degree")] = None,
+    no_rerank: Annotated[bool, typer.Option("--no-rerank", help="ablation: no cosine rerank")] = False,
+    hops: Annotated[int | None, typer.Option(help="ablation: entity hops (0-3)")] = None,
+    beta: Annotated[int | None, typer.Option(help="ablation: final chunks β")] = None,
+    th: Annotated[float | None, typer.Option(help="ablation: cumulative-mass pool th")] = None,
+    budget: Annotated[int | None, typer.Option(help="ablation: token budget")] = None,
+) -> None:
+    """Recall@2/5/10, MRR, context size and latency per mode on a multi-hop QA set."""
+    from app.eval.harness import Dataset, markdown_table, run_eval
+    from app.overrides import ablation_overrides, with_overrides
+
+    settings = with_overrides(
+        settings_for(backend),
+        ablation_overrides(no_bm25, centrality, no_rerank, hops, beta, th, budget),
+    )
+    dataset = Dataset.load(dataset_dir, limit)
+    with RichProgress(err) as progress:
+        report = run_eval(settings, dataset, [m.strip() for m in modes.split(",") if m.strip()],
+                          progress=progress)
+    if json_path:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(report, indent=2) + "\n")
+    print(markdown_table(report))
 
 
 def main() -> None:

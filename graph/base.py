@@ -118,6 +118,11 @@ class GraphStore(ABC):
         with their raw scores (callers normalise)."""
 
     @abstractmethod
+    def token_neighbourhood(self, seeds: Sequence[str], top_k: int) -> dict[str, float]:
+        """The seeds' co-occurrence neighbours by summed edge weight to the seeds (the
+        degree-centrality ablation of token PPR)."""
+
+    @abstractmethod
     def chunk_ppr(
         self, seeds: dict[str, float], candidates: Sequence[str], cfg: AlgorithmConfig
     ) -> dict[str, float]:

@@ -249,7 +249,7 @@ def refresh_derived(
     fingerprint = corpus_fingerprint(store.documents(), cfg)
     indexes_ok = (
         DenseIndex.load(index_dir, fingerprint) is not None
-        and LexicalIndex.load(index_dir, fingerprint) is not None
+        and LexicalIndex.load(lexical_path(index_dir), fingerprint) is not None
     )
     if not force and store.get_meta(DERIVED_KEY) == fingerprint and indexes_ok:
         return
@@ -276,13 +276,17 @@ def refresh_derived(
     store.set_meta(DERIVED_KEY, fingerprint)
 
 
+def lexical_path(index_dir: Path) -> Path:
+    return index_dir / "bm25.npz"
+
+
 def build_indexes(store: GraphStore, index_dir: Path, key: str) -> tuple[DenseIndex, LexicalIndex]:
     vectors = store.chunk_vectors("embedding")
     ids = sorted(vectors)
     dense = DenseIndex.build(ids, _stack(vectors, ids))
     dense.save(index_dir, key)
     lexical = LexicalIndex.build(store.term_matrix(), Bm25Params())
-    lexical.save(index_dir, key)
+    lexical.save(lexical_path(index_dir), key)
     return dense, lexical
 
 

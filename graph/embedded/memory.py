@@ -27,6 +27,7 @@ class _TokenGraph:
     texts: list[str]
     index: dict[str, int]
     operator: PprOperator
+    adjacency: sparse.csr_matrix
 
 
 @dataclass(slots=True)
@@ -50,7 +51,7 @@ class MemoryGraphs:
             if self._tokens is None or self._tokens.version != version:
                 texts, adj = self._store.token_graph()
                 self._tokens = _TokenGraph(
-                    version, texts, {t: i for i, t in enumerate(texts)}, PprOperator(adj)
+                    version, texts, {t: i for i, t in enumerate(texts)}, PprOperator(adj), adj
                 )
             return self._tokens
 
@@ -86,6 +87,17 @@ class MemoryGraphs:
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
         return {graph.texts[i]: float(scores[i]) for i in top if scores[i] > 0}
+
+    def token_neighbourhood(self, seeds: Sequence[str], top_k: int) -> dict[str, float]:
+        graph = self.token_graph()
+        rows = [graph.index[t] for t in seeds if t in graph.index]
+        if not rows:
+            return {}
+        weight = np.asarray(graph.adjacency[rows].sum(axis=0)).ravel()
+        ranked = sorted(
+            (i for i in np.flatnonzero(weight)), key=lambda i: (-weight[i], graph.texts[i])
+        )[:top_k]
+        return {graph.texts[i]: float(weight[i]) for i in ranked}
 
     def chunk_ppr(
         self, seeds: dict[str, float], candidates: Sequence[str], cfg: AlgorithmConfig

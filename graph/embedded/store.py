@@ -301,6 +301,9 @@ class EmbeddedStore(GraphStore):
     ) -> dict[str, float]:
         return self._memory.chunk_ppr(seeds, candidates, cfg)
 
+    def token_neighbourhood(self, seeds: Sequence[str], top_k: int) -> dict[str, float]:
+        return self._memory.token_neighbourhood(seeds, top_k)
+
     # ---- reads -----------------------------------------------------------------------
     def status(self) -> StoreStatus:
         def count(sql: str) -> int:

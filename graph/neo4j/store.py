@@ -308,6 +308,10 @@ class Neo4jStore(GraphStore):
     ) -> dict[str, float]:
         return self.gds.chunk_ppr(seeds, candidates, cfg)
 
+    def token_neighbourhood(self, seeds: Sequence[str], top_k: int) -> dict[str, float]:
+        rows = self.read("token_degree_expansion", seeds=list(seeds), top_k=top_k)
+        return {r["token"]: float(r["weight"]) for r in rows}
+
     # ---- reads -----------------------------------------------------------------------
     def status(self) -> StoreStatus:
         row = self.read("status_counts")[0]

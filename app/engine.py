@@ -1,0 +1,82 @@
+"""The query-side runtime: one store, the dense and lexical indexes, the embedding model and
+the analyzer, opened once per process and shared by every retriever.
+
+The FAISS and BM25 files are keyed by the stored corpus's fingerprint; when they are
+missing or stale (another process re-ingested), they are rebuilt from the store.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from functools import cached_property
+
+from app.services import index_dir, open_store
+from app.settings import Settings
+from graph.base import GraphStore
+from graph.dense import DenseIndex
+from graph.errors import EmptyIndex
+from graph.lexical import LexicalIndex
+from ingest.embed import Embedder, shared_embedder
+from ingest.runner import DERIVED_KEY, build_indexes, corpus_fingerprint, lexical_path
+from ingest.tokens import Analyzer
+
+
+def doc_id_of(chunk_id: str) -> str:
+    """Chunk ids are `<doc id>#<ordinal>-<hash>` (ingest.chunkers.chunk_id)."""
+    return chunk_id.rsplit("#", 1)[0]
+
+
+class Engine:
+    def __init__(self, settings: Settings, store: GraphStore | None = None) -> None:
+        self.settings = settings
+        self.store = store or open_store(settings)
+        self.analyzer = Analyzer(settings.ingest.tokens)
+        self._lock = threading.Lock()
+        self._key: str | None = None
+        self.dense: DenseIndex
+        self.lexical: LexicalIndex
+        self._vocab: dict[str, int] = {}
+        self.refresh()
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        m = self.settings.ingest.models
+        return shared_embedder(m.embedding_model, m.embedding_batch_size)
+
+    def refresh(self) -> bool:
+        """Load (or rebuild) the indexes if the store changed since; True if it did."""
+        key = self.store.get_meta(DERIVED_KEY)
+        if key is not None and key == self._key:
+            return False
+        with self._lock:
+            key = key or corpus_fingerprint(self.store.documents(), self.settings.ingest)
+            directory = index_dir(self.settings)
+            dense = DenseIndex.load(directory, key)
+            lexical = LexicalIndex.load(lexical_path(directory), key)
+            if dense is None or lexical is None:
+                dense, lexical = build_indexes(self.store, directory, key)
+            self.dense, self.lexical = dense, lexical
+            self._vocab = {t: i for i, t in enumerate(lexical.vocabulary)}
+            self._key = key
+        return True
+
+    def require_index(self) -> None:
+        if len(self.dense) == 0:
+            raise EmptyIndex(
+                f"the {self.settings.backend} index is empty: run `neorag ingest PATH` first"
+            )
+
+    def has_token(self, token: str) -> bool:
+        return token in self._vocab
+
+    def doc_ids(self, chunk_ids: Iterable[str]) -> dict[str, str]:
+        return {c: doc_id_of(c) for c in chunk_ids}
+
+    def retriever(self, mode: str):  # noqa: ANN201 - app.retrieval.base.Retriever
+        from app.retrieval import build_retriever
+
+        return build_retriever(mode, self)
+
+    def close(self) -> None:
+        self.store.close()

@@ -1,0 +1,176 @@
+"""`neorag eval`: index a shared dataset once, run every requested mode and the baselines in
+one process, and report recall, MRR, context size, latency and (with an LLM) EM/F1.
+
+The index is cached per dataset, backend and content hash of corpus.jsonl plus the ingest
+configuration, so a second run skips indexing. Latency excludes model loading: each mode
+answers one warm-up question before the timed ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.engine import Engine
+from app.eval.metrics import exact_match, mrr, percentile, recall_at_k, token_f1
+from app.services import index_dir, open_store
+from app.settings import Settings
+from graph.errors import NeoragError
+from ingest.report import NoProgress, Progress
+from ingest.runner import config_fingerprint, run_ingest
+
+KS = (2, 5, 10)
+RANK_DEPTH = 10
+
+
+@dataclass(slots=True)
+class Dataset:
+    name: str
+    directory: Path
+    corpus: Path
+    questions: list[dict[str, Any]]
+
+    @classmethod
+    def load(cls, directory: Path, limit: int | None = None) -> Dataset:
+        corpus, questions_file = directory / "corpus.jsonl", directory / "questions.jsonl"
+        if not corpus.is_file() or not questions_file.is_file():
+            raise NeoragError(f"{directory} needs corpus.jsonl and questions.jsonl")
+        name = directory.name
+        meta = directory / "meta.json"
+        if meta.is_file():
+            name = json.loads(meta.read_text()).get("name", name)
+        questions = []
+        for n, line in enumerate(questions_file.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                q = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise NeoragError(f"{questions_file}:{n}: malformed JSON ({exc.msg})") from None
+            if not q.get("question") or not q.get("gold_ids"):
+                raise NeoragError(f"{questions_file}:{n}: needs question and gold_ids")
+            questions.append(q)
+        return cls(name, directory, corpus, questions[:limit] if limit else questions)
+
+    def content_hash(self) -> str:
+        return hashlib.sha256(self.corpus.read_bytes()).hexdigest()[:16]
+
+
+@dataclass(slots=True)
+class ModeResult:
+    recalls: dict[int, list[float]] = field(default_factory=lambda: {k: [] for k in KS})
+    mrr: list[float] = field(default_factory=list)
+    context_tokens: list[int] = field(default_factory=list)
+    latency_ms: list[float] = field(default_factory=list)
+    em: list[float] = field(default_factory=list)
+    f1: list[float] = field(default_factory=list)
+
+    def summary(self) -> dict[str, float | None]:
+        def mean(xs: Sequence[float]) -> float:
+            return round(sum(xs) / len(xs), 2) if xs else 0.0
+
+        out: dict[str, float | None] = {
+            f"recall@{k}": mean([100 * r for r in self.recalls[k]]) for k in KS
+        }
+        out["mrr"] = round(sum(self.mrr) / len(self.mrr), 4) if self.mrr else 0.0
+        out["context_tokens_mean"] = mean([float(t) for t in self.context_tokens])
+        out["latency_ms_p50"] = round(percentile(self.latency_ms, 50), 2) if self.latency_ms else 0.0
+        out["latency_ms_p95"] = round(percentile(self.latency_ms, 95), 2) if self.latency_ms else 0.0
+        out["em"] = mean([100 * x for x in self.em]) if self.em else None
+        out["f1"] = mean([100 * x for x in self.f1]) if self.f1 else None
+        return out
+
+
+def eval_settings(settings: Settings, dataset: Dataset) -> Settings:
+    """A data dir of its own per dataset and corpus content, so indexes are reused."""
+    key = f"{dataset.directory.name}-{dataset.content_hash()}-{config_fingerprint(settings.ingest)[:8]}"
+    return settings.model_copy(update={"data_dir": settings.data_dir / "eval" / key})
+
+
+def ensure_index(settings: Settings, dataset: Dataset, progress: Progress) -> float:
+    """Index the corpus if needed; returns the seconds the indexing took (when it was built,
+    possibly by an earlier run)."""
+    with open_store(settings) as store:
+        if store.documents() and store.get_meta("eval_index_seconds") is not None:
+            report = run_ingest(
+                dataset.corpus, store, settings.ingest, settings.algorithms, index_dir(settings)
+            )
+            if not (report.new or report.changed or report.removed):
+                return float(store.get_meta("eval_index_seconds") or 0.0)
+        t0 = time.perf_counter()
+        run_ingest(
+            dataset.corpus, store, settings.ingest, settings.algorithms, index_dir(settings),
+            progress=progress, rebuild=True,
+        )
+        seconds = round(time.perf_counter() - t0, 2)
+        store.set_meta("eval_index_seconds", str(seconds))
+        return seconds
+
+
+def run_eval(
+    settings: Settings,
+    dataset: Dataset,
+    modes: Sequence[str],
+    *,
+    progress: Progress | None = None,
+    answerer: Callable[[str, Any], str] | None = None,
+) -> dict[str, Any]:
+    progress = progress or NoProgress()
+    settings = eval_settings(settings, dataset)
+    index_seconds = ensure_index(settings, dataset, progress)
+    engine = Engine(settings)
+    results: dict[str, Any] = {}
+    try:
+        engine.require_index()
+        for mode in modes:
+            retriever = engine.retriever(mode)
+            retriever.retrieve(dataset.questions[0]["question"], top_k=RANK_DEPTH)  # warm-up
+            acc = ModeResult()
+            progress.start(f"eval {mode}", len(dataset.questions))
+            for q in dataset.questions:
+                t0 = time.perf_counter()
+                result = retriever.retrieve(q["question"], top_k=RANK_DEPTH)
+                acc.latency_ms.append((time.perf_counter() - t0) * 1000)
+                ranking = result.doc_ranking()
+                gold = q["gold_ids"]
+                for k in KS:
+                    acc.recalls[k].append(recall_at_k(ranking, gold, k))
+                acc.mrr.append(mrr(ranking, gold))
+                acc.context_tokens.append(result.context_tokens)
+                if answerer is not None and q.get("answers"):
+                    prediction = answerer(q["question"], result)
+                    acc.em.append(exact_match(prediction, q["answers"]))
+                    acc.f1.append(token_f1(prediction, q["answers"]))
+                progress.advance(f"eval {mode}")
+            progress.finish(f"eval {mode}")
+            results[mode] = acc.summary()
+    finally:
+        engine.close()
+    return {
+        "dataset": dataset.name,
+        "backend": settings.backend,
+        "questions": len(dataset.questions),
+        "index_seconds": index_seconds,
+        "results": results,
+    }
+
+
+def markdown_table(report: dict[str, Any]) -> str:
+    cols = ["recall@2", "recall@5", "recall@10", "mrr", "context_tokens_mean",
+            "latency_ms_p50", "latency_ms_p95", "em", "f1"]
+    lines = [
+        f"{report['dataset']} · {report['backend']} · {report['questions']} questions · "
+        f"index {report['index_seconds']}s",
+        "",
+        "| mode | " + " | ".join(cols) + " |",
+        "|---|" + "---:|" * len(cols),
+    ]
+    for mode, row in report["results"].items():
+        cells = ["–" if row[c] is None else f"{row[c]}" for c in cols]
+        lines.append(f"| {mode} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)

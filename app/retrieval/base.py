@@ -1,0 +1,173 @@
+"""The retriever template: `retrieve()` validates the question, times and traces every step,
+and hands each mode a small `_retrieve` to implement.
+
+Outputs are typed so fusion, selection, answering, the UI and the evaluation harness all
+read the same fields: a ranking of `ScoredChunk`s with per-signal scores, the selected
+context, and a `Trace` of what happened.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from graph.errors import NeoragError
+from graph.types import ChunkView
+
+if TYPE_CHECKING:
+    from app.engine import Engine
+
+
+class BadQuestion(NeoragError):
+    """A question that cannot be answered as asked (empty, say); the message says why."""
+
+
+@dataclass(slots=True)
+class ScoredChunk:
+    chunk_id: str
+    score: float
+    signals: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class TraceStep:
+    name: str
+    ms: float
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Trace:
+    mode: str
+    question: str
+    steps: list[TraceStep] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    seeds: list[str] = field(default_factory=list)
+    expanded_tokens: dict[str, float] = field(default_factory=dict)
+    candidates: int = 0
+    pool: int = 0
+    hops: list[dict[str, Any]] = field(default_factory=list)
+    tokens_used: int = 0
+    budget: int | None = None
+    total_ms: float = 0.0
+
+    @contextmanager
+    def step(self, name: str, **details: Any) -> Iterator[dict[str, Any]]:
+        t0 = time.perf_counter()
+        info = dict(details)
+        try:
+            yield info
+        finally:
+            self.steps.append(TraceStep(name, round((time.perf_counter() - t0) * 1000, 2), info))
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Query:
+    """A validated question with its analyses, computed once and shared by every signal."""
+
+    text: str
+    tokens: list[str]
+    engine: Engine
+    _embedding: np.ndarray | None = None
+
+    @property
+    def embedding(self) -> np.ndarray:
+        if self._embedding is None:
+            self._embedding = self.engine.embedder.encode_one(self.text)
+        return self._embedding
+
+
+@dataclass(slots=True)
+class RetrievalResult:
+    question: str
+    mode: str
+    ranking: list[ScoredChunk]
+    context: list[ChunkView]
+    trace: Trace
+    doc_of: dict[str, str] = field(default_factory=dict)
+    chains: list[str] = field(default_factory=list)
+
+    @property
+    def context_tokens(self) -> int:
+        return sum(c.n_tokens for c in self.context)
+
+    def doc_ranking(self) -> list[str]:
+        """Document ids in ranking order, first occurrence kept (for recall@k)."""
+        return list(dict.fromkeys(self.doc_of.get(s.chunk_id, s.chunk_id) for s in self.ranking))
+
+
+_SPACE = re.compile(r"\s+")
+
+
+class Retriever(ABC):
+    """Subclasses set `name` and implement `_retrieve`; everything else is shared."""
+
+    name: str = ""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.cfg = engine.settings.retrieval
+
+    def retrieve(self, question: str, *, top_k: int | None = None) -> RetrievalResult:
+        t0 = time.perf_counter()
+        trace = Trace(mode=self.name, question=question)
+        query = self._validate(question, trace)
+        k = top_k or self.cfg.top_k
+        if not query.tokens and not query.text:
+            ranking: list[ScoredChunk] = []
+        else:
+            ranking = self._retrieve(query, trace, k)
+        with trace.step("fetch context"):
+            context = self._select(query, ranking, trace, k)
+        trace.tokens_used = sum(c.n_tokens for c in context)
+        trace.total_ms = round((time.perf_counter() - t0) * 1000, 2)
+        doc_of = {c.id: c.doc_id for c in context}
+        doc_of.update(self.engine.doc_ids(s.chunk_id for s in ranking if s.chunk_id not in doc_of))
+        result = RetrievalResult(question, self.name, ranking, context, trace, doc_of=doc_of)
+        self._finish(query, result)
+        return result
+
+    def _validate(self, question: str, trace: Trace) -> Query:
+        if not isinstance(question, str):
+            raise BadQuestion("the question must be text")
+        text = _SPACE.sub(" ", question).strip()
+        if not text:
+            raise BadQuestion("the question is empty; ask something about your documents")
+        limit = self.cfg.max_question_chars
+        if len(text) > limit:
+            trace.notes.append(f"question truncated from {len(text)} to {limit} characters")
+            text = text[:limit]
+        tokens = self.engine.analyzer.tokens(text)
+        if not tokens:
+            trace.notes.append(
+                "the question has no searchable words (only stopwords or very short words); "
+                "using its meaning only"
+            )
+        known = [t for t in dict.fromkeys(tokens) if self.engine.has_token(t)]
+        if tokens and not known:
+            trace.notes.append("none of the question's words occur in the indexed documents")
+        trace.seeds = known
+        return Query(text=text, tokens=tokens, engine=self.engine)
+
+    def _select(
+        self, query: Query, ranking: list[ScoredChunk], trace: Trace, k: int
+    ) -> list[ChunkView]:
+        """Default context: the top k chunks. Budgeted modes override this."""
+        return self.engine.store.get_chunks([s.chunk_id for s in ranking[:k]])
+
+    def _finish(self, query: Query, result: RetrievalResult) -> None:
+        """Hook for modes that add to the result (reasoning chains)."""
+
+    @abstractmethod
+    def _retrieve(self, query: Query, trace: Trace, k: int) -> list[ScoredChunk]:
+        """The full ranking, best first (longer than k: evaluation reads R@10)."""

@@ -1,0 +1,52 @@
+"""Score fusion: reciprocal-rank fusion and weighted sums of normalised scores.
+
+Inputs are named rankings (signal name → [(chunk id, score)], best first); the output keeps
+every signal's contribution so traces and the UI can show where a chunk's score came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from app.retrieval.base import ScoredChunk
+from app.retrieval.config import FusionConfig
+
+Ranking = Sequence[tuple[str, float]]
+
+
+def rrf(rankings: Mapping[str, Ranking], k: int = 60) -> list[ScoredChunk]:
+    """Σ_signal 1 / (k + rank); ties broken by first appearance."""
+    fused: dict[str, ScoredChunk] = {}
+    for name, ranking in rankings.items():
+        for rank, (chunk_id, score) in enumerate(ranking, start=1):
+            item = fused.setdefault(chunk_id, ScoredChunk(chunk_id, 0.0))
+            item.score += 1.0 / (k + rank)
+            item.signals[name] = float(score)
+    return sorted(fused.values(), key=lambda s: -s.score)
+
+
+def minmax(ranking: Ranking) -> dict[str, float]:
+    if not ranking:
+        return {}
+    scores = [s for _, s in ranking]
+    lo, hi = min(scores), max(scores)
+    span = hi - lo
+    return {c: (s - lo) / span if span > 0 else 1.0 for c, s in ranking}
+
+
+def weighted(rankings: Mapping[str, Ranking], weights: Mapping[str, float]) -> list[ScoredChunk]:
+    """Σ_signal w_signal · minmax(score); a chunk missing from a signal gets 0 from it."""
+    fused: dict[str, ScoredChunk] = {}
+    for name, ranking in rankings.items():
+        w = weights.get(name, 1.0)
+        for chunk_id, norm in minmax(ranking).items():
+            item = fused.setdefault(chunk_id, ScoredChunk(chunk_id, 0.0))
+            item.score += w * norm
+            item.signals[name] = norm
+    return sorted(fused.values(), key=lambda s: -s.score)
+
+
+def fuse(rankings: Mapping[str, Ranking], cfg: FusionConfig) -> list[ScoredChunk]:
+    if cfg.method == "rrf":
+        return rrf(rankings, cfg.rrf_k)
+    return weighted(rankings, cfg.weights)
