@@ -1,0 +1,222 @@
+"""LexicalIndex must reproduce rank-bm25's BM25Okapi exactly, fast, and persist safely."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import re
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rank_bm25 import BM25Okapi
+from scipy import sparse
+
+from graph.base import TermMatrix
+from graph.lexical import Bm25Params, LexicalIndex
+
+CORPUS_2WIKI = Path(__file__).resolve().parents[3] / "shared/datasets/2wiki-dev/corpus.jsonl"
+
+# "the" is in more than half the documents (negative raw idf → ε floor), "fox" repeats
+# inside a document, and the last document is empty (it still counts in N and avgdl).
+HAND_CORPUS = [
+    text.split()
+    for text in (
+        "the quick brown fox jumps over the lazy dog",
+        "the fox fox fox runs",
+        "a lazy cat sleeps in the sun",
+        "the dog barks at the cat",
+        "quantum physics lecture",
+        "",
+    )
+]
+
+
+def term_matrix(docs: list[list[str]], extra_vocab: tuple[str, ...] = ()) -> TermMatrix:
+    """The TermMatrix a store would hand over for these token lists."""
+    vocab: dict[str, int] = {}
+    rows, cols, vals = [], [], []
+    for r, doc in enumerate(docs):
+        for token, count in Counter(doc).items():
+            rows.append(r)
+            cols.append(vocab.setdefault(token, len(vocab)))
+            vals.append(count)
+    for token in extra_vocab:
+        vocab.setdefault(token, len(vocab))
+    tf = sparse.csr_matrix((vals, (rows, cols)), shape=(len(docs), len(vocab)))
+    return TermMatrix([f"c{i}" for i in range(len(docs))], list(vocab), tf)
+
+
+@pytest.fixture(scope="module")
+def hand_index() -> LexicalIndex:
+    return LexicalIndex.build(term_matrix(HAND_CORPUS), Bm25Params())
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        ["fox"],
+        ["the"],
+        ["lazy", "dog"],
+        ["fox", "fox"],  # repeated term counts twice
+        ["the", "the", "cat", "unknownword"],  # out-of-vocabulary term contributes nothing
+        ["unknownword"],
+        [],
+    ],
+)
+def test_scores_equal_rank_bm25_on_hand_corpus(hand_index: LexicalIndex, query: list[str]):
+    expected = BM25Okapi(HAND_CORPUS).get_scores(query)
+    assert np.allclose(hand_index.scores(query), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_weight_matches_hand_computation(hand_index: LexicalIndex):
+    n_docs, k1, b = len(HAND_CORPUS), 1.5, 0.75
+    vocab = {t for doc in HAND_CORPUS for t in doc}
+    df = {t: sum(t in doc for doc in HAND_CORPUS) for t in vocab}
+    raw = {t: math.log(n_docs - n + 0.5) - math.log(n + 0.5) for t, n in df.items()}
+    avgdl = sum(map(len, HAND_CORPUS)) / n_docs
+    # "fox" (df 2 of 6) keeps its idf; "the" (df 4 of 6) is floored to ε × mean idf.
+    fox_idf = math.log(4.5 / 2.5)
+    tf, dl = 3, 5
+    fox_weight = fox_idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
+    the_idf = 0.25 * sum(raw.values()) / len(raw)
+    row = hand_index.chunk_ids.index("c1")
+    assert hand_index.weights[row, hand_index.vocabulary.index("fox")] == pytest.approx(fox_weight)
+    assert raw["the"] < 0
+    assert hand_index.idf[hand_index.vocabulary.index("the")] == pytest.approx(the_idf)
+
+
+def test_unused_vocabulary_and_explicit_zeros_change_nothing(hand_index: LexicalIndex):
+    terms = term_matrix(HAND_CORPUS, extra_vocab=("orphan", "ghost"))
+    tf = terms.tf.tolil()
+    tf[4, terms.vocabulary.index("ghost")] = 0  # an explicit stored zero after conversion
+    terms.tf = tf.tocsr()
+    index = LexicalIndex.build(terms, Bm25Params())
+    for query in (["the", "fox"], ["orphan", "ghost", "cat"]):
+        assert np.allclose(index.scores(query), hand_index.scores(query))
+    assert index.weights[:, index.vocabulary.index("orphan")].nnz == 0
+
+
+def test_weighted_scores_is_the_sparse_mat_vec(hand_index: LexicalIndex):
+    weights = {"fox": 0.5, "lazy": 0.3, "the": 0.2, "unknownword": 9.0, "cat": 0.0}
+    dense = np.zeros(len(hand_index.vocabulary))
+    for token, w in weights.items():
+        if token in hand_index.vocabulary:
+            dense[hand_index.vocabulary.index(token)] = w
+    assert np.allclose(hand_index.weighted_scores(weights), hand_index.weights @ dense)
+    assert np.allclose(hand_index.weighted_scores({"fox": 2.0}), hand_index.scores(["fox", "fox"]))
+
+
+def test_weighted_scores_takes_the_scipy_path_for_frequent_terms(monkeypatch):
+    import graph.lexical as lexical
+
+    index = LexicalIndex.build(term_matrix(HAND_CORPUS), Bm25Params())
+    weights = {"the": 1.0, "fox": 0.5, "dog": 2.0}
+    gathered, gathered_top = index.weighted_scores(weights), index.top_k(["the", "fox"], 3)
+    monkeypatch.setattr(lexical, "_GATHER_MAX_ENTRIES", 0)
+    assert np.allclose(index.weighted_scores(weights), gathered)
+    sliced_top = index.top_k(["the", "fox"], 3)
+    assert [cid for cid, _ in sliced_top] == [cid for cid, _ in gathered_top]
+    assert [s for _, s in sliced_top] == pytest.approx([s for _, s in gathered_top])
+
+
+def test_top_k_orders_and_skips_non_matching(hand_index: LexicalIndex):
+    query = ["lazy", "dog"]
+    expected = BM25Okapi(HAND_CORPUS).get_scores(query)
+    top = hand_index.top_k(query, 10)
+    matching = [i for i, doc in enumerate(HAND_CORPUS) if set(doc) & set(query)]
+    ranked = sorted(matching, key=lambda i: (-expected[i], i))
+    assert [cid for cid, _ in top] == [f"c{i}" for i in ranked]
+    assert [score for _, score in top] == pytest.approx([expected[i] for i in ranked])
+    assert len(hand_index.top_k(query, 1)) == 1
+    assert hand_index.top_k(query, 0) == []
+    assert hand_index.top_k(["unknownword"], 5) == []
+
+
+def test_top_k_breaks_ties_by_chunk_order():
+    docs = [["x", "y"], ["z", "w"], ["x", "y"], ["x", "y"], ["q", "r"]]
+    index = LexicalIndex.build(term_matrix(docs), Bm25Params())
+    assert [cid for cid, _ in index.top_k(["x"], 2)] == ["c0", "c2"]
+    assert [cid for cid, _ in index.top_k(["x"], 5)] == ["c0", "c2", "c3"]
+
+
+def test_term_ids(hand_index: LexicalIndex):
+    ids = hand_index.term_ids(["fox", "nope", "the", "fox"])
+    assert [hand_index.vocabulary[i] for i in ids] == ["fox", "the", "fox"]
+
+
+def test_empty_corpus_and_bad_shapes():
+    empty = LexicalIndex.build(TermMatrix([], [], sparse.csr_matrix((0, 0))), Bm25Params())
+    assert len(empty) == 0
+    assert empty.scores(["a"]).shape == (0,)
+    assert empty.top_k(["a"], 3) == []
+    with pytest.raises(ValueError):
+        LexicalIndex.build(TermMatrix(["a"], ["x", "y"], sparse.csr_matrix((2, 2))))
+
+
+def test_params_are_used():
+    params = Bm25Params(k1=0.9, b=0.4, epsilon=0.1)
+    index = LexicalIndex.build(term_matrix(HAND_CORPUS), params)
+    expected = BM25Okapi(HAND_CORPUS, k1=0.9, b=0.4, epsilon=0.1).get_scores(["the", "fox"])
+    assert np.allclose(index.scores(["the", "fox"]), expected)
+
+
+@pytest.mark.skipif(not CORPUS_2WIKI.exists(), reason="shared 2wiki dataset not present")
+def test_scores_equal_rank_bm25_on_2wiki_passages():
+    tokenize = re.compile(r"\w+").findall
+    with CORPUS_2WIKI.open(encoding="utf-8") as fh:
+        passages = [json.loads(line) for _, line in zip(range(500), fh, strict=False)]
+    docs = [tokenize(f"{p['title']} {p['text']}".lower()) for p in passages]
+    index = LexicalIndex.build(term_matrix(docs), Bm25Params())
+    reference = BM25Okapi(docs)
+
+    rng = random.Random(7)
+    vocab = sorted({t for doc in docs for t in doc})
+    queries = [rng.sample(vocab, rng.randint(1, 8)) for _ in range(46)]
+    queries.append(["zzzznotaword", *queries[0]])  # out-of-vocabulary term
+    queries.append(["the", "the", "of", *queries[1], *queries[1]])  # repeats, common terms
+    queries.append([docs[3][0]] * 4)
+    queries.append(tokenize(passages[10]["text"].lower()))  # a long natural query
+    for query in queries:
+        assert np.allclose(index.scores(query), reference.get_scores(query)), query
+    weights = {t: rng.random() for t in rng.sample(vocab, 300)}
+    expected = sum(w * reference.get_scores([t]) for t, w in weights.items())
+    assert np.allclose(index.weighted_scores(weights), expected)
+
+
+def test_save_and_load_round_trip(tmp_path: Path, hand_index: LexicalIndex):
+    path = tmp_path / "lexical" / "bm25.npz"
+    hand_index.save(path, "v1")
+    loaded = LexicalIndex.load(path, "v1")
+    assert loaded is not None
+    assert loaded.chunk_ids == hand_index.chunk_ids
+    assert loaded.vocabulary == hand_index.vocabulary
+    assert loaded.params == hand_index.params
+    assert np.allclose(loaded.scores(["the", "fox"]), hand_index.scores(["the", "fox"]))
+    assert not list(path.parent.glob("*.tmp"))
+
+
+def test_load_returns_none_when_missing_stale_or_corrupt(tmp_path: Path, hand_index):
+    path = tmp_path / "bm25.npz"
+    assert LexicalIndex.load(path, "v1") is None
+    hand_index.save(path, "v1")
+    assert LexicalIndex.load(path, "v2") is None  # stale key
+
+    raw = path.read_bytes()
+    path.write_bytes(raw[: len(raw) // 2])  # truncated matrix
+    assert LexicalIndex.load(path, "v1") is None
+
+    hand_index.save(path, "v1")
+    path.with_suffix(".json").write_text("{not json", encoding="utf-8")
+    assert LexicalIndex.load(path, "v1") is None
+
+
+def test_load_rejects_a_matrix_from_another_save(tmp_path: Path, hand_index):
+    """A crash between the npz and json writes leaves a mismatched pair: must be stale."""
+    path, other = tmp_path / "bm25.npz", tmp_path / "other.npz"
+    hand_index.save(path, "v1")
+    LexicalIndex.build(term_matrix(HAND_CORPUS[:3]), Bm25Params()).save(other, "v1")
+    path.write_bytes(other.read_bytes())
+    assert LexicalIndex.load(path, "v1") is None
