@@ -110,6 +110,21 @@ def status(json_out: JsonOpt = False, backend: BackendOpt = None) -> None:
         )
 
 
+@app.command()
+@friendly
+def ask(
+    question: Annotated[str, typer.Argument(help="your question, in quotes")],
+    mode: Annotated[str, typer.Option("--mode", "-m", help="retrieval mode")] = "default",
+    top_k: Annotated[int | None, typer.Option("--top-k", "-k", help="chunks of context")] = None,
+    json_out: JsonOpt = False,
+    backend: BackendOpt = None,
+) -> None:
+    """Answer a question from the indexed documents, with citations and the retrieval trace."""
+    from app.ask_command import run_ask
+
+    run_ask(settings_for(backend), question, mode, top_k, json_out, out)
+
+
 @app.command("eval")
 @friendly
 def eval_(

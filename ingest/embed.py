@@ -17,6 +17,8 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 _BUNDLED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 
@@ -40,7 +42,7 @@ class Embedder:
         self._model = SentenceTransformer(resolve_model_path(model), device="cpu")
         self._tokenizer = self._model.tokenizer
         self._lock = threading.Lock()
-        self.dimension = int(self._model.get_sentence_embedding_dimension() or 0)
+        self.dimension = int(self._model.get_embedding_dimension() or 0)
 
     def encode(
         self, texts: Sequence[str], progress: Callable[[int], None] | None = None
