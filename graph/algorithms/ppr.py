@@ -1,0 +1,172 @@
+"""Personalised PageRank with the exact semantics of Neo4j GDS 2.13 `gds.pageRank`.
+
+GDS does not run the textbook power iteration `r = (1-d)·s + d·Pᵀr`. It runs a Pregel
+*delta-push* computation (`PageRankComputation` on top of `Pregel`), and its results differ
+from the textbook fixed point in ways a parity test notices:
+
+* initial value: `1 - d` on every source node (every node when there are no sources), 0
+  elsewhere. Sources are a plain set in 2.13 (`SourceNodesConfig` parses node ids only), so
+  the restart mass is *not* divided by the number of sources and carries no weights;
+* there is no teleport term during the iterations: the restart lives entirely in the
+  initial value, so the result is the truncated series `(1-d)·Σₖ (d·Pᵀ)ᵏ s`;
+* dangling nodes (degree 0) keep what they receive and send nothing; mass is not
+  redistributed;
+* superstep 0 pushes every node's initial value `r/deg` along each relationship (times the
+  relationship weight when weighted); each later superstep adds `δ = d·Σ messages` to the
+  node's score and pushes `δ/deg` onward only when `δ > tolerance`, otherwise the node
+  votes to halt: small deltas are *absorbed*, not propagated;
+* the degree is the relationship count, or, when weighted, the sum of the *positive*
+  relationship weights (`DegreeCentrality`, orientation NATURAL); the message along each
+  relationship is multiplied by its raw weight (`applyRelationshipWeight`);
+* `maxIterations` counts supersteps including superstep 0, so at most `maxIterations - 1`
+  deltas are added; the run stops early after the first superstep in which no node sends;
+* the default scaler is NONE, so scores are returned unnormalised.
+
+On an UNDIRECTED projection every stored relationship is traversable both ways, which is
+what a symmetric adjacency `A = U + Uᵀ` of the stored relationships `U` is (a self-loop of
+weight w is `2w` on the diagonal: GDS traverses it twice). The push step is then
+`δₜ = d · A·D⁻¹ · (δₜ₋₁ ⊙ mask)`, one sparse mat-vec with the matrix `A·D⁻¹` precomputed
+once per graph by `PprOperator`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
+from scipy import sparse
+
+from graph.config import AlgorithmConfig
+
+
+def as_adjacency(adj: sparse.spmatrix | sparse.sparray | np.ndarray) -> sparse.csr_matrix:
+    """The shared input contract of graph.algorithms: a square float64 CSR matrix with
+    summed duplicates and no explicit zeros (a zero-weight entry is no relationship)."""
+    out = sparse.csr_matrix(adj, dtype=np.float64, copy=True)
+    if out.ndim != 2 or out.shape[0] != out.shape[1]:
+        raise ValueError(f"adjacency must be square, got shape {out.shape}")
+    out.sum_duplicates()
+    out.eliminate_zeros()
+    if out.nnz and not np.all(np.isfinite(out.data)):
+        raise ValueError("adjacency weights must be finite")
+    return out
+
+
+def relationship_counts(a: sparse.csr_matrix) -> sparse.csr_matrix:
+    """The unweighted view of `a`: 1 per relationship, 2 on the diagonal, because a symmetric
+    adjacency is `U + Uᵀ` of the stored relationships and GDS's UNDIRECTED projection
+    traverses a stored self-loop twice (checked against GDS 2.13.9)."""
+    rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
+    counts = a.copy()
+    counts.data = np.where(rows == a.indices, 2.0, 1.0)
+    return counts
+
+
+class PprRun(NamedTuple):
+    """Scores plus the two numbers GDS reports as `ranIterations` and `didConverge`."""
+
+    scores: np.ndarray
+    ran_iterations: int
+    did_converge: bool
+
+
+class PprOperator:
+    """The push matrix `A·D⁻¹` of one graph, built once and reused for every query.
+
+    `dtype=np.float32` halves the matrix's memory (15-30% faster queries measured at 50k
+    nodes / 1.35M nnz) at ~1e-7 relative error; the default float64 is what GDS computes in.
+    """
+
+    def __init__(
+        self,
+        adj: sparse.spmatrix | sparse.sparray | np.ndarray,
+        *,
+        weighted: bool = True,
+        dtype: type[np.floating] = np.float64,
+    ) -> None:
+        a = as_adjacency(adj)
+        if not weighted:
+            a = relationship_counts(a)
+        positive = a.copy()
+        positive.data = np.where(positive.data > 0.0, positive.data, 0.0)
+        # GDS sums only positive weights into the weighted degree; counts every edge otherwise.
+        degree = np.asarray(positive.sum(axis=1)).ravel()
+        inv_degree = np.divide(1.0, degree, out=np.zeros_like(degree), where=degree > 0.0)
+        # Node j pushes δ_j·w_jk/deg_j to k; the received sum at i is Σ_j A[i, j]·δ_j/deg_j
+        # (A is symmetric: every undirected relationship exists in both directions).
+        push = a.T.tocsr() @ sparse.diags(inv_degree)
+        self.push: sparse.csr_matrix = sparse.csr_matrix(push, dtype=dtype)
+        self.push.sort_indices()
+        self.n: int = a.shape[0]
+        self.weighted = weighted
+        self.dtype = np.dtype(dtype)
+
+    def initial_scores(
+        self, seeds: Mapping[int, float] | None, damping: float, *, seed_weights: bool
+    ) -> np.ndarray:
+        """`1 - d` on every source (GDS init), or on every node when there are no sources."""
+        alpha = 1.0 - damping
+        if not seeds:
+            return np.full(self.n, alpha, dtype=np.float64)
+        idx = np.fromiter((int(k) for k in seeds), dtype=np.int64, count=len(seeds))
+        if idx.min() < 0 or idx.max() >= self.n:
+            raise IndexError(f"seed node out of range 0..{self.n - 1}")
+        r0 = np.zeros(self.n, dtype=np.float64)
+        if seed_weights:
+            w = np.fromiter((float(v) for v in seeds.values()), dtype=np.float64, count=len(seeds))
+            if np.any(w < 0.0) or not np.all(np.isfinite(w)):
+                raise ValueError("seed weights must be finite and non-negative")
+            r0[idx] = alpha * w
+        else:
+            r0[idx] = alpha
+        return r0
+
+    def run_stats(
+        self,
+        seeds: Mapping[int, float] | None,
+        cfg: AlgorithmConfig,
+        *,
+        seed_weights: bool = False,
+    ) -> PprRun:
+        """PPR from `seeds` (node index -> weight). Weights are ignored by default, as GDS
+        2.13 ignores them; `seed_weights=True` scales each source's initial value by its
+        weight (an extension, linear in the seeds, with the same tolerance rule)."""
+        d = float(cfg.ppr_damping)
+        tol = float(cfg.ppr_tolerance)
+        scores = self.initial_scores(seeds, d, seed_weights=seed_weights)
+        if self.n == 0:
+            return PprRun(scores, 0, True)
+        outgoing = scores.astype(self.dtype)  # superstep 0 sends unconditionally
+        for superstep in range(1, int(cfg.ppr_max_iterations)):
+            delta = self.push @ outgoing
+            delta *= d
+            scores += delta
+            active = delta > tol
+            if not active.any():
+                return PprRun(scores, superstep, True)
+            outgoing = np.where(active, delta, 0.0).astype(self.dtype, copy=False)
+        return PprRun(scores, int(cfg.ppr_max_iterations), False)
+
+    def run(
+        self,
+        seeds: Mapping[int, float] | None,
+        cfg: AlgorithmConfig,
+        *,
+        seed_weights: bool = False,
+    ) -> np.ndarray:
+        """Scores only (float64, length n), as `gds.pageRank.stream` returns them."""
+        return self.run_stats(seeds, cfg, seed_weights=seed_weights).scores
+
+
+def personalized_pagerank(
+    adj: sparse.spmatrix | sparse.sparray | np.ndarray,
+    seeds: Mapping[int, float],
+    cfg: AlgorithmConfig,
+    *,
+    weighted: bool = True,
+    seed_weights: bool = False,
+) -> np.ndarray:
+    """One-shot `gds.pageRank.stream({sourceNodes, relationshipWeightProperty})` on an
+    undirected projection. Build a `PprOperator` instead when querying one graph often."""
+    return PprOperator(adj, weighted=weighted).run(seeds, cfg, seed_weights=seed_weights)
