@@ -104,7 +104,12 @@ def shares_entity_edges(chunks: Sequence[ChunkRecord], cfg: EdgeConfig) -> list[
         for name, ids in holders.items()
         if 2 <= len(ids) <= cfg.entity_max_chunks
     }
-    mass = {c.id: sum(idf.get(e.name.casefold(), 0.0) for e in set(c.entities)) for c in chunks}
+    # Summed in sorted order: a hash-ordered set would make the float sums, and so the
+    # top-k ties, differ between processes.
+    mass = {
+        c.id: sum(idf.get(name, 0.0) for name in sorted({e.name.casefold() for e in c.entities}))
+        for c in chunks
+    }
     shared: dict[tuple[str, str], float] = defaultdict(float)
     for name, weight in idf.items():
         ids = sorted(holders[name])
@@ -115,7 +120,7 @@ def shares_entity_edges(chunks: Sequence[ChunkRecord], cfg: EdgeConfig) -> list[
     for (a, b), s in shared.items():
         denom = min(mass[a], mass[b])
         if denom > 0:
-            scored[(a, b)] = min(1.0, s / denom)
+            scored[(a, b)] = round(min(1.0, s / denom), 9)
     return [ChunkEdge("SHARES_ENTITY", a, b, w) for (a, b), w in _top_per_node(scored, cfg.entity_top_k)]
 
 

@@ -1,0 +1,25 @@
+"""Comparing two stored graphs: integer facts exactly, float edge weights to 1e-4 (the
+same text embedded in a different batch can differ in the last bits)."""
+
+from __future__ import annotations
+
+from graph.types import GraphSnapshot
+
+FLOAT_TOLERANCE = 1e-4
+
+
+def assert_same_graph(got: GraphSnapshot, want: GraphSnapshot) -> None:
+    assert got.documents == want.documents
+    assert got.chunks == want.chunks
+    assert got.tokens == want.tokens
+    assert got.has_token == want.has_token
+    assert got.cooccurs == want.cooccurs
+    assert got.entities == want.entities
+    assert got.mentions == want.mentions
+    assert set(got.chunk_edges) == set(want.chunk_edges), (
+        sorted(set(got.chunk_edges) ^ set(want.chunk_edges))[:10]
+    )
+    worst = max(
+        (abs(got.chunk_edges[k] - want.chunk_edges[k]) for k in want.chunk_edges), default=0.0
+    )
+    assert worst <= FLOAT_TOLERANCE, f"edge weights differ by up to {worst}"

@@ -1,0 +1,69 @@
+"""Incremental re-ingest is exact (A then A′ equals a fresh A′) on both backends, and both
+backends build the same graph from the same documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.settings import Settings
+from graph.embedded.store import EmbeddedStore
+from ingest.models import IngestModels
+from ingest.runner import run_ingest
+from tests.ingest.corpora import write_corpus
+from tests.ingest.graph_compare import assert_same_graph
+
+pytestmark = pytest.mark.slow
+SETTINGS = Settings()
+
+
+@pytest.fixture(scope="module")
+def models() -> IngestModels:
+    return IngestModels(SETTINGS.ingest.models)
+
+
+def ingest(store, root: Path, index_dir: Path, models: IngestModels):  # noqa: ANN001, ANN201
+    return run_ingest(root, store, SETTINGS.ingest, SETTINGS.algorithms, index_dir, models=models)
+
+
+def test_reingest_is_exact(store, tmp_path: Path, models: IngestModels) -> None:  # noqa: ANN001
+    root = tmp_path / "docs"
+    write_corpus(root, "A")
+    first = ingest(store, root, tmp_path / "idx", models)
+    assert len(first.new) == 9 and not first.skipped
+
+    again = ingest(store, root, tmp_path / "idx", models)
+    assert (again.new, again.changed, again.removed, again.unchanged) == ([], [], [], 9)
+    assert not again.derived_rebuilt
+
+    write_corpus(root, "A2")
+    second = ingest(store, root, tmp_path / "idx", models)
+    assert sorted(second.changed) == ["guide/install.md", "p17"]
+    assert sorted(second.removed) == ["notes.txt", "p19"]
+    assert sorted(second.new) == ["guide/faq.md", "p24"]
+    incremental = store.snapshot()
+
+    store.clear()
+    fresh_report = ingest(store, root, tmp_path / "idx2", models)
+    assert len(fresh_report.new) == 9
+    assert_same_graph(incremental, store.snapshot())
+
+
+@pytest.mark.neo4j
+def test_both_backends_build_the_same_graph(
+    neo4j_store, tmp_path: Path, models: IngestModels  # noqa: ANN001
+) -> None:
+    root = write_corpus(tmp_path / "docs", "A2")
+    with EmbeddedStore(tmp_path / "e.sqlite") as embedded:
+        ingest(embedded, root, tmp_path / "i1", models)
+        ingest(neo4j_store, root, tmp_path / "i2", models)
+        want, got = embedded.snapshot(), neo4j_store.snapshot()
+        assert_same_graph(got, want)
+        e_status, n_status = embedded.status(), neo4j_store.status()
+        assert e_status.edges == n_status.edges
+        assert (e_status.documents, e_status.chunks, e_status.tokens) == (
+            n_status.documents,
+            n_status.chunks,
+            n_status.tokens,
+        )
