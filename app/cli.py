@@ -26,7 +26,7 @@ app = typer.Typer(
     help="LLM-free graph RAG over Neo4j + GDS (or the embedded backend).",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 out = Console()
 F = TypeVar("F", bound=Callable[..., Any])
 
