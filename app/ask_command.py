@@ -43,7 +43,9 @@ def result_payload(result: RetrievalResult, ans: Answer) -> dict[str, Any]:
     }
 
 
-def run_ask(settings: Settings, question: str, mode: str, top_k: int | None, json_out: bool, out: Console) -> None:
+def run_ask(
+    settings: Settings, question: str, mode: str, top_k: int | None, json_out: bool, out: Console
+) -> None:
     engine = Engine(settings)
     try:
         engine.require_index()
@@ -61,7 +63,9 @@ def run_ask(settings: Settings, question: str, mode: str, top_k: int | None, jso
         table.add_column(col)
     for c in payload["citations"]:
         table.add_row(
-            str(c["n"]), c["title"] or c["doc_id"], " / ".join(c["section_path"]),
+            str(c["n"]),
+            c["title"] or c["doc_id"],
+            " / ".join(c["section_path"]),
             f"{c['score']:.3f}" if c["score"] is not None else "",
         )
     out.print(table)

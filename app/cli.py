@@ -7,9 +7,11 @@ one-line message and exit status 2, never a traceback.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from functools import wraps
+from itertools import chain
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -37,7 +39,8 @@ def friendly(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except NeoragError as exc:
-            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            # soft_wrap: the message stays one line whatever the terminal width.
+            err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
         except KeyboardInterrupt:
             err.print("interrupted")
@@ -128,16 +131,22 @@ def ask(
 @app.command("eval")
 @friendly
 def eval_(
-    dataset_dir: Annotated[Path, typer.Argument(help="a folder with corpus.jsonl and questions.jsonl")],
+    dataset_dir: Annotated[
+        Path, typer.Argument(help="a folder with corpus.jsonl and questions.jsonl")
+    ],
     modes: Annotated[
         str, typer.Option(help="comma-separated modes")
     ] = "default,tigrag,dense,bm25,hybrid",
     backend: BackendOpt = None,
     limit: Annotated[int | None, typer.Option(help="first N questions only")] = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="write results here")] = None,
-    no_bm25: Annotated[bool, typer.Option("--no-bm25", help="ablation: presence, not BM25")] = False,
+    no_bm25: Annotated[
+        bool, typer.Option("--no-bm25", help="ablation: presence, not BM25")
+    ] = False,
     centrality: Annotated[str | None, typer.Option(help="ablation: ppr or degree")] = None,
-    no_rerank: Annotated[bool, typer.Option("--no-rerank", help="ablation: no cosine rerank")] = False,
+    no_rerank: Annotated[
+        bool, typer.Option("--no-rerank", help="ablation: no cosine rerank")
+    ] = False,
     hops: Annotated[int | None, typer.Option(help="ablation: entity hops (0-3)")] = None,
     beta: Annotated[int | None, typer.Option(help="ablation: final chunks β")] = None,
     th: Annotated[float | None, typer.Option(help="ablation: cumulative-mass pool th")] = None,
@@ -153,19 +162,87 @@ def eval_(
     )
     dataset = Dataset.load(dataset_dir, limit)
     with RichProgress(err) as progress:
-        report = run_eval(settings, dataset, [m.strip() for m in modes.split(",") if m.strip()],
-                          progress=progress)
+        report = run_eval(
+            settings, dataset, [m.strip() for m in modes.split(",") if m.strip()], progress=progress
+        )
     if json_path:
         json_path.parent.mkdir(parents=True, exist_ok=True)
         json_path.write_text(json.dumps(report, indent=2) + "\n")
     print(markdown_table(report))
 
 
+@app.command("cypher")
+@friendly
+def cypher_(
+    statement: Annotated[str, typer.Argument(help="a Cypher statement in quotes; - reads stdin")],
+    param: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--param", "-p", help="name=value, repeatable; value read as JSON if valid, else text"
+        ),
+    ] = None,
+    write: Annotated[
+        bool, typer.Option("--write", help="allow the statement to write (default: read-only)")
+    ] = False,
+    json_out: JsonOpt = False,
+    timeout: Annotated[
+        float | None, typer.Option(help="seconds the server may spend (default 60)")
+    ] = None,
+    max_rows: Annotated[int, typer.Option(min=1, help="rows to fetch at most")] = 1000,
+    backend: BackendOpt = None,
+) -> None:
+    """Run ad-hoc Cypher on the Neo4j backend, read-only unless --write."""
+    from app.cypher_command import run_cypher_command
+
+    run_cypher_command(
+        settings_for(backend),
+        statement,
+        param or [],
+        write=write,
+        json_out=json_out,
+        timeout=timeout,
+        max_rows=max_rows,
+        out=out,
+        err=err,
+    )
+
+
+def streamlit_argv(port: int, address: str) -> list[str]:
+    """The command `serve` execs: the checkout's streamlit_app.py, else the one in the
+    working directory (a non-editable install has no checkout next to the package)."""
+    name = "streamlit_app.py"
+    candidates = [Path(__file__).resolve().parents[1] / name, Path.cwd() / name]
+    script = next((p for p in candidates if p.is_file()), None)
+    if script is None:
+        raise NeoragError("cannot find streamlit_app.py; run `neorag serve` in the neorag checkout")
+    options = {
+        "--server.port": str(port),
+        "--server.address": address,
+        "--server.headless": "true",
+        "--browser.gatherUsageStats": "false",
+    }
+    return [sys.executable, "-m", "streamlit", "run", str(script), *chain(*options.items())]
+
+
+@app.command()
+@friendly
+def serve(
+    port: Annotated[int, typer.Option(min=1, max=65535, help="port to listen on")] = 8501,
+    address: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
+    backend: BackendOpt = None,
+) -> None:
+    """Open the chat (Streamlit) on http://ADDRESS:PORT."""
+    argv = streamlit_argv(port, address)
+    if backend:
+        os.environ["NEORAG_BACKEND"] = backend
+    os.execv(argv[0], argv)
+
+
 def main() -> None:
     try:
         app()
     except NeoragError as exc:  # raised outside a command (settings)
-        err.print(f"[red]error:[/red] {exc}")
+        err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2)
 
 

@@ -18,7 +18,8 @@ from graph.dense import DenseIndex
 from graph.errors import EmptyIndex
 from graph.lexical import LexicalIndex
 from ingest.embed import Embedder, shared_embedder
-from ingest.runner import DERIVED_KEY, build_indexes, corpus_fingerprint, lexical_path
+from ingest.indexes import SearchIndexes
+from ingest.runner import DERIVED_KEY, corpus_fingerprint
 from ingest.tokens import Analyzer
 
 
@@ -36,6 +37,7 @@ class Engine:
         self._key: str | None = None
         self.dense: DenseIndex
         self.lexical: LexicalIndex
+        self.utility: LexicalIndex
         self._vocab: dict[str, int] = {}
         self.refresh()
 
@@ -51,13 +53,11 @@ class Engine:
             return False
         with self._lock:
             key = key or corpus_fingerprint(self.store.documents(), self.settings.ingest)
-            directory = index_dir(self.settings)
-            dense = DenseIndex.load(directory, key)
-            lexical = LexicalIndex.load(lexical_path(directory), key)
-            if dense is None or lexical is None:
-                dense, lexical = build_indexes(self.store, directory, key)
-            self.dense, self.lexical = dense, lexical
-            self._vocab = {t: i for i, t in enumerate(lexical.vocabulary)}
+            found = SearchIndexes.load_or_build(
+                self.store, index_dir(self.settings), key, self.analyzer
+            )
+            self.dense, self.lexical, self.utility = found.dense, found.lexical, found.utility
+            self._vocab = {t: i for i, t in enumerate(self.lexical.vocabulary)}
             self._key = key
         return True
 
@@ -73,7 +73,7 @@ class Engine:
     def doc_ids(self, chunk_ids: Iterable[str]) -> dict[str, str]:
         return {c: doc_id_of(c) for c in chunk_ids}
 
-    def retriever(self, mode: str):  # noqa: ANN201 - app.retrieval.base.Retriever
+    def retriever(self, mode: str):
         from app.retrieval import build_retriever
 
         return build_retriever(mode, self)

@@ -17,7 +17,7 @@ from app.runlog import record_run
 from app.services import index_dir, open_store
 from app.settings import Settings
 from graph.errors import NeoragError
-from ingest.report import IngestReport
+from ingest.report import IngestReport, Progress
 from ingest.runner import run_ingest
 
 EXIT_OK, EXIT_SKIPPED, EXIT_LOCKED = 0, 1, 3
@@ -41,8 +41,12 @@ def ingest_lock(settings: Settings) -> FileLock:
 
 
 def ingest_once(
-    settings: Settings, path: Path, rebuild: bool, console: Console, quiet: bool
+    settings: Settings, path: Path, rebuild: bool = False, progress: Progress | None = None
 ) -> IngestReport:
+    """One ingest under the cross-process lock, recorded in the run log. A second ingest
+    into the same store gets LockedError at once instead of waiting."""
+    if not path.exists():
+        raise NeoragError(f"{path} does not exist")
     lock = ingest_lock(settings)
     try:
         lock.acquire(timeout=0)
@@ -52,17 +56,15 @@ def ingest_once(
         ) from None
     try:
         with open_store(settings) as store:
-            if quiet:
-                report = run_ingest(
-                    path, store, settings.ingest, settings.algorithms, index_dir(settings),
-                    rebuild=rebuild,
-                )
-            else:
-                with RichProgress(console) as progress:
-                    report = run_ingest(
-                        path, store, settings.ingest, settings.algorithms, index_dir(settings),
-                        progress=progress, rebuild=rebuild,
-                    )
+            report = run_ingest(
+                path,
+                store,
+                settings.ingest,
+                settings.algorithms,
+                index_dir(settings),
+                progress=progress,
+                rebuild=rebuild,
+            )
         record_run(settings, report)
         return report
     finally:
@@ -78,8 +80,11 @@ def print_report(report: IngestReport, console: Console) -> None:
     for col in ("new", "changed", "removed", "unchanged", "skipped"):
         docs.add_column(col, justify="right")
     docs.add_row(
-        str(len(report.new)), str(len(report.changed)), str(len(report.removed)),
-        str(report.unchanged), str(len(report.skipped)),
+        str(len(report.new)),
+        str(len(report.changed)),
+        str(len(report.removed)),
+        str(report.unchanged),
+        str(len(report.skipped)),
     )
     console.print(docs)
     graph = Table(title="graph", show_header=False)
@@ -110,12 +115,14 @@ def run_ingest_command(
     out: Console,
     err: Console,
 ) -> int:
-    if not path.exists():
-        raise NeoragError(f"{path} does not exist")
     interval = parse_interval(every) if every else None
     while True:
         try:
-            report = ingest_once(settings, path, rebuild, err, quiet=json_out)
+            if json_out:
+                report = ingest_once(settings, path, rebuild)
+            else:
+                with RichProgress(err) as progress:
+                    report = ingest_once(settings, path, rebuild, progress)
             code = EXIT_OK if report.ok else EXIT_SKIPPED
             if json_out:
                 print(json.dumps(report.as_dict(), indent=2))

@@ -72,7 +72,9 @@ class OpenAICompatibleChat(BaseChatModel):
     ) -> ChatResult:
         try:
             response = httpx.post(
-                self._url(), json=self._payload(messages, False), headers=self._headers(),
+                self._url(),
+                json=self._payload(messages, False),
+                headers=self._headers(),
                 timeout=self.timeout,
             )
             response.raise_for_status()
@@ -90,8 +92,11 @@ class OpenAICompatibleChat(BaseChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         try:
             with httpx.stream(
-                "POST", self._url(), json=self._payload(messages, True),
-                headers=self._headers(), timeout=self.timeout,
+                "POST",
+                self._url(),
+                json=self._payload(messages, True),
+                headers=self._headers(),
+                timeout=self.timeout,
             ) as response:
                 response.raise_for_status()
                 for line in response.iter_lines():

@@ -20,7 +20,9 @@ def record_run(settings: Settings, report: IngestReport, error: str | None = Non
     path = log_path(settings)
     path.parent.mkdir(parents=True, exist_ok=True)
     entry = {
-        "finished": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(report.finished_at or time.time())),
+        "finished": time.strftime(
+            "%Y-%m-%d %H:%M:%S", time.localtime(report.finished_at or time.time())
+        ),
         "path": report.path,
         "backend": report.backend,
         "seconds": round((report.finished_at or time.time()) - report.started_at, 2),

@@ -140,9 +140,7 @@ class GraphStore(ABC):
         """Chunks in the order asked for; unknown ids are left out."""
 
     @abstractmethod
-    def neighbours(
-        self, ids: Sequence[str], kinds: Sequence[str] | None = None
-    ) -> list[ChunkEdge]:
+    def neighbours(self, ids: Sequence[str], kinds: Sequence[str] | None = None) -> list[ChunkEdge]:
         """Every stored chunk edge touching `ids` (of `kinds`, default all)."""
 
     @abstractmethod

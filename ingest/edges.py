@@ -9,6 +9,7 @@ earlier chunk / the citing chunk.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import defaultdict
@@ -61,7 +62,7 @@ def next_edges(chunks: Sequence[ChunkRecord]) -> list[ChunkEdge]:
     out = []
     for doc_chunks in by_doc.values():
         doc_chunks.sort(key=lambda c: c.ordinal)
-        out += [ChunkEdge("NEXT", a.id, b.id, 1.0) for a, b in zip(doc_chunks, doc_chunks[1:])]
+        out += [ChunkEdge("NEXT", a.id, b.id, 1.0) for a, b in itertools.pairwise(doc_chunks)]
     return out
 
 
@@ -121,10 +122,14 @@ def shares_entity_edges(chunks: Sequence[ChunkRecord], cfg: EdgeConfig) -> list[
         denom = min(mass[a], mass[b])
         if denom > 0:
             scored[(a, b)] = round(min(1.0, s / denom), 9)
-    return [ChunkEdge("SHARES_ENTITY", a, b, w) for (a, b), w in _top_per_node(scored, cfg.entity_top_k)]
+    return [
+        ChunkEdge("SHARES_ENTITY", a, b, w) for (a, b), w in _top_per_node(scored, cfg.entity_top_k)
+    ]
 
 
-def _top_per_node(scored: dict[tuple[str, str], float], k: int) -> list[tuple[tuple[str, str], float]]:
+def _top_per_node(
+    scored: dict[tuple[str, str], float], k: int
+) -> list[tuple[tuple[str, str], float]]:
     per_node: dict[str, list[tuple[float, tuple[str, str]]]] = defaultdict(list)
     for key, w in scored.items():
         per_node[key[0]].append((w, key))
@@ -273,9 +278,7 @@ def related_edges(edges: Iterable[ChunkEdge], cfg: EdgeConfig) -> list[ChunkEdge
         seen.add((e.kind, a, b))
         fused[(a, b)] += cfg.alpha.get(e.kind, 0.0) * e.weight
     return [
-        ChunkEdge(RELATED, a, b, round(w, 9))
-        for (a, b), w in sorted(fused.items())
-        if w >= cfg.tau
+        ChunkEdge(RELATED, a, b, round(w, 9)) for (a, b), w in sorted(fused.items()) if w >= cfg.tau
     ]
 
 

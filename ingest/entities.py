@@ -64,10 +64,12 @@ class TextAnalysis:
 
 
 @cache
-def _nlp(model: str):  # noqa: ANN202 - spaCy Language
+def _nlp(model: str):
     import spacy
 
-    return spacy.load(model, exclude=["parser", "tagger", "lemmatizer", "attribute_ruler", "senter"])
+    return spacy.load(
+        model, exclude=["parser", "tagger", "lemmatizer", "attribute_ruler", "senter"]
+    )
 
 
 class EntityExtractor:
@@ -108,9 +110,7 @@ def mentions(spans: Sequence[Span], labels: frozenset[str]) -> tuple[EntityMenti
         key = (s.label, s.text.casefold())
         counts[key] += 1
         names.setdefault(key, s.text)
-    return tuple(
-        EntityMention(names[key], key[0], n) for key, n in sorted(counts.items())
-    )
+    return tuple(EntityMention(names[key], key[0], n) for key, n in sorted(counts.items()))
 
 
 def _sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -130,7 +130,7 @@ def cloze_questions(text: str, title: str, spans: Sequence[Span]) -> tuple[str, 
             continue
         seen.add(s.text.casefold())
         lo, hi = _sentence_bounds(text, s.start, s.end)
-        sentence = f"{text[lo:s.start]}[{wh}]{text[s.end:hi]}".strip()
+        sentence = f"{text[lo : s.start]}[{wh}]{text[s.end : hi]}".strip()
         if title and title.casefold() not in sentence.casefold():
             sentence = f"{title}: {sentence}"
         questions.append(" ".join(sentence.split())[:300])

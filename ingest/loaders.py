@@ -14,8 +14,9 @@ Rules worth knowing:
   Symbolic links are followed, but each directory is entered once, so loops cannot hang.
   Inside folders, files with other extensions and non-regular files (FIFOs, sockets, ...)
   are ignored silently — a folder of notes usually also holds images and build output, and a
-  report line for each would bury the real problems. A file named directly is always
-  reported: unsupported extension, not a regular file, and so on.
+  report line for each would bury the real problems. A `questions.jsonl` beside a
+  `corpus.jsonl` (the evaluation-dataset layout) is not a document and is ignored too. A
+  file named directly is always reported: unsupported extension, not a regular file, ...
 - Document ids: a file's path relative to the scan root (posix), or its file name when the
   file itself was given; a jsonl record's `"id"`. The first document with an id wins, later
   ones are skipped as duplicates (this also covers a record id equal to a file id).
@@ -917,6 +918,10 @@ def _load_jsonl(
 # --------------------------------------------------------------------------- walking
 
 
+# The evaluation-dataset layout: questions beside a corpus.jsonl are not documents.
+DATASET_SIDECARS = frozenset({"questions.jsonl"})
+
+
 def _supported(path: Path) -> bool:
     return path.suffix.lower() in SUPPORTED_EXTENSIONS
 
@@ -953,8 +958,9 @@ def _walk(root: Path) -> Iterator[tuple[Path, str] | SkippedFile]:
                 reason = f"could not list directory ({exc.strerror or exc})"
                 yield SkippedFile(os.path.abspath(path), reason)
                 continue
+            skip = DATASET_SIDECARS if "corpus.jsonl" in names else frozenset()
             for name in reversed(names):
-                if not name.startswith("."):
+                if not name.startswith(".") and name not in skip:
                     todo.append((path / name, f"{rel}/{name}" if rel else name))
         elif stat.S_ISREG(info.st_mode) and _supported(path):
             yield path, rel

@@ -22,12 +22,11 @@ from pathlib import Path
 
 from graph.base import GraphStore
 from graph.config import AlgorithmConfig
-from graph.dense import DenseIndex
-from graph.lexical import Bm25Params, LexicalIndex
 from graph.types import ChunkRecord, DocumentRecord, GraphDelta
 from ingest.chunkers import chunk_document, chunk_id
 from ingest.config import IngestConfig
 from ingest.edges import build_chunk_edges
+from ingest.indexes import SearchIndexes
 from ingest.loaders import LoadedDocument, SkippedFile, scan
 from ingest.models import IngestModels
 from ingest.report import IngestReport, NoProgress, Progress, Skip, timed
@@ -100,7 +99,7 @@ def plan(
 
 def embedding_text(title: str, section_path: Sequence[str], text: str) -> str:
     head = " / ".join(p for p in (title, *section_path) if p)
-    return text if not head or text.startswith(title) and not section_path else f"{head}\n{text}"
+    return text if not head or (text.startswith(title) and not section_path) else f"{head}\n{text}"
 
 
 def build_chunks(
@@ -247,10 +246,7 @@ def refresh_derived(
     """Rebuild chunk edges, analytics and the FAISS/BM25 files if the stored documents
     changed since they were last built (or a previous run died before finishing them)."""
     fingerprint = corpus_fingerprint(store.documents(), cfg)
-    indexes_ok = (
-        DenseIndex.load(index_dir, fingerprint) is not None
-        and LexicalIndex.load(lexical_path(index_dir), fingerprint) is not None
-    )
+    indexes_ok = SearchIndexes.load(index_dir, fingerprint) is not None
     if not force and store.get_meta(DERIVED_KEY) == fingerprint and indexes_ok:
         return
     report.derived_rebuilt = True
@@ -271,28 +267,6 @@ def refresh_derived(
         report.warnings += analytics.warnings
     with timed(report, "indexes", time.perf_counter):
         progress.start("indexes", None)
-        build_indexes(store, index_dir, fingerprint)
+        SearchIndexes.build(store, index_dir, fingerprint, analyzer)
         progress.finish("indexes")
     store.set_meta(DERIVED_KEY, fingerprint)
-
-
-def lexical_path(index_dir: Path) -> Path:
-    return index_dir / "bm25.npz"
-
-
-def build_indexes(store: GraphStore, index_dir: Path, key: str) -> tuple[DenseIndex, LexicalIndex]:
-    vectors = store.chunk_vectors("embedding")
-    ids = sorted(vectors)
-    dense = DenseIndex.build(ids, _stack(vectors, ids))
-    dense.save(index_dir, key)
-    lexical = LexicalIndex.build(store.term_matrix(), Bm25Params())
-    lexical.save(lexical_path(index_dir), key)
-    return dense, lexical
-
-
-def _stack(vectors: dict, ids: list[str]):  # noqa: ANN202 - numpy array
-    import numpy as np
-
-    if not ids:
-        return np.zeros((0, 0), dtype=np.float32)
-    return np.stack([vectors[i] for i in ids]).astype(np.float32)

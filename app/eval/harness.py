@@ -79,8 +79,12 @@ class ModeResult:
         }
         out["mrr"] = round(sum(self.mrr) / len(self.mrr), 4) if self.mrr else 0.0
         out["context_tokens_mean"] = mean([float(t) for t in self.context_tokens])
-        out["latency_ms_p50"] = round(percentile(self.latency_ms, 50), 2) if self.latency_ms else 0.0
-        out["latency_ms_p95"] = round(percentile(self.latency_ms, 95), 2) if self.latency_ms else 0.0
+        out["latency_ms_p50"] = (
+            round(percentile(self.latency_ms, 50), 2) if self.latency_ms else 0.0
+        )
+        out["latency_ms_p95"] = (
+            round(percentile(self.latency_ms, 95), 2) if self.latency_ms else 0.0
+        )
         out["em"] = mean([100 * x for x in self.em]) if self.em else None
         out["f1"] = mean([100 * x for x in self.f1]) if self.f1 else None
         return out
@@ -88,7 +92,8 @@ class ModeResult:
 
 def eval_settings(settings: Settings, dataset: Dataset) -> Settings:
     """A data dir of its own per dataset and corpus content, so indexes are reused."""
-    key = f"{dataset.directory.name}-{dataset.content_hash()}-{config_fingerprint(settings.ingest)[:8]}"
+    fingerprint = config_fingerprint(settings.ingest)[:8]
+    key = f"{dataset.directory.name}-{dataset.content_hash()}-{fingerprint}"
     return settings.model_copy(update={"data_dir": settings.data_dir / "eval" / key})
 
 
@@ -104,8 +109,13 @@ def ensure_index(settings: Settings, dataset: Dataset, progress: Progress) -> fl
                 return float(store.get_meta("eval_index_seconds") or 0.0)
         t0 = time.perf_counter()
         run_ingest(
-            dataset.corpus, store, settings.ingest, settings.algorithms, index_dir(settings),
-            progress=progress, rebuild=True,
+            dataset.corpus,
+            store,
+            settings.ingest,
+            settings.algorithms,
+            index_dir(settings),
+            progress=progress,
+            rebuild=True,
         )
         seconds = round(time.perf_counter() - t0, 2)
         store.set_meta("eval_index_seconds", str(seconds))
@@ -161,8 +171,17 @@ def run_eval(
 
 
 def markdown_table(report: dict[str, Any]) -> str:
-    cols = ["recall@2", "recall@5", "recall@10", "mrr", "context_tokens_mean",
-            "latency_ms_p50", "latency_ms_p95", "em", "f1"]
+    cols = [
+        "recall@2",
+        "recall@5",
+        "recall@10",
+        "mrr",
+        "context_tokens_mean",
+        "latency_ms_p50",
+        "latency_ms_p95",
+        "em",
+        "f1",
+    ]
     lines = [
         f"{report['dataset']} · {report['backend']} · {report['questions']} questions · "
         f"index {report['index_seconds']}s",

@@ -14,10 +14,14 @@ if TYPE_CHECKING:
 
 def _registry() -> dict[str, type[Retriever]]:
     from app.retrieval.baselines import Bm25Retriever, DenseRetriever, HybridRetriever
+    from app.retrieval.composed import TigragSpectragRetriever
+    from app.retrieval.spectrag import SpectragRetriever
     from app.retrieval.tigrag import TigragRetriever
 
     return {
         "tigrag": TigragRetriever,
+        "spectrag": SpectragRetriever,
+        "tigrag-spectrag": TigragSpectragRetriever,
         "dense": DenseRetriever,
         "bm25": Bm25Retriever,
         "hybrid": HybridRetriever,

@@ -167,6 +167,7 @@ class Retriever(ABC):
 
     def _finish(self, query: Query, result: RetrievalResult) -> None:
         """Hook for modes that add to the result (reasoning chains)."""
+        return None
 
     @abstractmethod
     def _retrieve(self, query: Query, trace: Trace, k: int) -> list[ScoredChunk]:

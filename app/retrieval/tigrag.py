@@ -78,7 +78,9 @@ class TigragRetriever(Retriever):
             weights = {t: w / total for t, w in raw.items()} if total > 0 else {}
             info["expanded"] = len(weights)
         if hop == 0:
-            trace.expanded_tokens = {t: round(w, 5) for t, w in sorted(weights.items(), key=lambda x: -x[1])}
+            trace.expanded_tokens = {
+                t: round(w, 5) for t, w in sorted(weights.items(), key=lambda x: -x[1])
+            }
         return weights
 
     def _round(
@@ -100,15 +102,15 @@ class TigragRetriever(Retriever):
             cut = int(np.searchsorted(mass, cfg.pool_mass * mass[-1])) + 1 if len(mass) else 0
             cut = max(min(cut, cfg.pool_max), min(cfg.pool_min, len(order)))
             pool = order[:cut]
-            info.update(candidates=int(len(candidates)), pool=int(len(pool)))
+            info.update(candidates=len(candidates), pool=len(pool))
         if hop == 0:
-            trace.candidates, trace.pool = int(len(candidates)), int(len(pool))
+            trace.candidates, trace.pool = len(candidates), len(pool)
         if len(pool) == 0:
             return {}
         top_rho = float(rho[pool[0]])
         ids = [lexical.chunk_ids[i] for i in order[: max(cfg.pool_max, len(pool))]]
         out: dict[str, ScoredChunk] = {}
-        with trace.step("rerank", hop=hop, pool=int(len(pool))):
+        with trace.step("rerank", hop=hop, pool=len(pool)):
             pool_ids = ids[: len(pool)]
             cos = self._cosine(pool_ids, rerank) if cfg.rerank else np.zeros(len(pool_ids))
             lam = cfg.rerank_weight if cfg.rerank else 0.0
@@ -126,9 +128,7 @@ class TigragRetriever(Retriever):
         sims = vectors @ rerank.T
         return sims.max(axis=1) if sims.size else np.zeros(len(ids))
 
-    def _dense_fallback(
-        self, rerank: np.ndarray, trace: Trace, hop: int
-    ) -> dict[str, ScoredChunk]:
+    def _dense_fallback(self, rerank: np.ndarray, trace: Trace, hop: int) -> dict[str, ScoredChunk]:
         """No question word is in the graph: rank by meaning alone rather than return nothing."""
         if hop == 0:
             trace.notes.append("no question token in the token graph; ranked by embedding only")
@@ -143,7 +143,9 @@ class TigragRetriever(Retriever):
         for mentions in self.engine.store.chunk_entities(chunk_ids).values():
             names += [m.name for m in sorted(mentions, key=lambda m: -m.count)]
         cited = [
-            e.dst for e in self.engine.store.neighbours(chunk_ids, kinds=["CITES"]) if e.src in chunk_ids
+            e.dst
+            for e in self.engine.store.neighbours(chunk_ids, kinds=["CITES"])
+            if e.src in chunk_ids
         ]
         names += [c.title for c in self.engine.store.get_chunks(cited)]
         out: list[str] = []

@@ -161,7 +161,9 @@ class EmbeddedStore(GraphStore):
 
     def _token_ids(self, c: sqlite3.Connection, texts: Iterable[str]) -> dict[str, int]:
         texts = list(set(texts))
-        c.executemany("INSERT OR IGNORE INTO tokens (text, df) VALUES (?, 0)", ((t,) for t in texts))
+        c.executemany(
+            "INSERT OR IGNORE INTO tokens (text, df) VALUES (?, 0)", ((t,) for t in texts)
+        )
         ids: dict[str, int] = {}
         for start in range(0, len(texts), 500):
             part = texts[start : start + 500]
@@ -212,7 +214,8 @@ class EmbeddedStore(GraphStore):
                 )
                 c.execute(
                     "INSERT INTO mentions (chunk_id, entity_key, count) VALUES (?, ?, ?) "
-                    "ON CONFLICT (chunk_id, entity_key) DO UPDATE SET count = count + excluded.count",
+                    "ON CONFLICT (chunk_id, entity_key) "
+                    "DO UPDATE SET count = count + excluded.count",
                     (ch.id, ent.key, ent.count),
                 )
 
@@ -357,9 +360,7 @@ class EmbeddedStore(GraphStore):
             if (r := rows.get(i)) is not None
         ]
 
-    def neighbours(
-        self, ids: Sequence[str], kinds: Sequence[str] | None = None
-    ) -> list[ChunkEdge]:
+    def neighbours(self, ids: Sequence[str], kinds: Sequence[str] | None = None) -> list[ChunkEdge]:
         wanted = set(kinds) if kinds else None
         seen: set[tuple[str, str, str]] = set()
         out: list[ChunkEdge] = []
@@ -409,12 +410,17 @@ class EmbeddedStore(GraphStore):
         row = {cid: i for i, cid in enumerate(chunk_ids)}
         triples = self._rows("SELECT chunk_id, token_id, tf FROM has_token")
         if not triples:
-            return TermMatrix(chunk_ids, vocabulary, sparse.csr_matrix((len(chunk_ids), len(vocabulary))))
+            return TermMatrix(
+                chunk_ids, vocabulary, sparse.csr_matrix((len(chunk_ids), len(vocabulary)))
+            )
         r, c_, v = zip(*triples, strict=True)
         tf = sparse.csr_matrix(
             (
                 np.asarray(v, dtype=np.float32),
-                (np.fromiter((row[x] for x in r), np.int64), np.fromiter((col[x] for x in c_), np.int64)),
+                (
+                    np.fromiter((row[x] for x in r), np.int64),
+                    np.fromiter((col[x] for x in c_), np.int64),
+                ),
             ),
             shape=(len(chunk_ids), len(vocabulary)),
         )
@@ -464,7 +470,9 @@ class EmbeddedStore(GraphStore):
         tok = dict(self._rows("SELECT id, text FROM tokens"))
         return GraphSnapshot(
             documents=dict(self._rows("SELECT id, content_hash FROM documents")),
-            chunks={r[0]: (r[1], r[2]) for r in self._rows("SELECT id, doc_id, ordinal FROM chunks")},
+            chunks={
+                r[0]: (r[1], r[2]) for r in self._rows("SELECT id, doc_id, ordinal FROM chunks")
+            },
             tokens={t: df for _, t, df in self._rows("SELECT id, text, df FROM tokens")},
             has_token={(c, tok[t]): tf for c, t, tf in self._rows("SELECT * FROM has_token")},
             cooccurs={

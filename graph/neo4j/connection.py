@@ -40,8 +40,10 @@ def translate(exc: Exception, cfg: Neo4jConfig) -> NeoragError:
         return unavailable(cfg)
     if isinstance(exc, ConfigurationError):
         return BackendUnavailable(f"invalid Neo4j settings for {cfg.uri}: {exc}")
-    if isinstance(exc, ClientError) and "gds." in str(exc.message or "") and (
-        "Unknown function" in str(exc.message) or "no procedure" in str(exc.message).lower()
+    if (
+        isinstance(exc, ClientError)
+        and "gds." in str(exc.message or "")
+        and ("Unknown function" in str(exc.message) or "no procedure" in str(exc.message).lower())
     ):
         return GdsMissing(
             f"Neo4j at {cfg.uri} has no Graph Data Science plugin: install GDS "

@@ -8,21 +8,22 @@ only per-query projection is the small candidate subgraph SpectRAG diffuses over
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from graphdatascience import GraphDataScience
 from neo4j.exceptions import ClientError
 
-import cypher
 from graph.algorithms.spectral import spectral_coordinates
 from graph.base import AnalyticsReport
 from graph.communities import guard, summarize
 from graph.config import AlgorithmConfig
+from graph.errors import NeoragError
 
 if TYPE_CHECKING:
     from graph.neo4j.store import Neo4jStore
@@ -56,16 +57,16 @@ class GdsAnalytics:
     def projection(self, kind: str) -> str:
         """The catalog name of the current `tokens` or `chunks` projection, projecting it
         (and dropping older versions) if the graph changed since."""
-        version = (
-            self.store.content_version() if kind == "tokens" else self.store.graph_version()
-        )
+        version = self.store.content_version() if kind == "tokens" else self.store.graph_version()
         name = self._name(kind, version)
         if self._known.get(kind) == name:
             return name
         with self._lock:
             catalog = self._catalog()
             stale = [
-                n for n in catalog if n.startswith(f"{PREFIX}{kind}_{self.store.cfg.database}_v") and n != name
+                n
+                for n in catalog
+                if n.startswith(f"{PREFIX}{kind}_{self.store.cfg.database}_v") and n != name
             ]
             for old in stale:
                 self.client.graph.drop(old, fail_if_missing=False)
@@ -95,11 +96,26 @@ class GdsAnalytics:
     ) -> dict[str, float]:
         if not seeds:
             return {}
-        name = self.projection("tokens")
-        rows = self.store.read(
-            "token_ppr", name=name, seeds=sorted(seeds), top_k=top_k, **self._ppr_params(cfg)
+        rows = self._on_projection(
+            "tokens",
+            lambda name: self.store.read(
+                "token_ppr", name=name, seeds=sorted(seeds), top_k=top_k, **self._ppr_params(cfg)
+            ),
         )
         return {r["token"]: float(r["score"]) for r in rows if r["score"] > 0}
+
+    def _on_projection(
+        self, kind: str, run: Callable[[str], list[dict[str, Any]]]
+    ) -> list[dict[str, Any]]:
+        """Run against the current projection; if it vanished (a server restart empties the
+        catalog, another process dropped it), project again and retry once."""
+        try:
+            return run(self.projection(kind))
+        except NeoragError as exc:
+            if "does not exist" not in str(exc):
+                raise
+            self._known.pop(kind, None)
+            return run(self.projection(kind))
 
     def chunk_ppr(
         self, seeds: dict[str, float], candidates: Sequence[str], cfg: AlgorithmConfig
@@ -111,14 +127,14 @@ class GdsAnalytics:
         try:
             self.store.write("project_candidate_subgraph", name=name, ids=members)
             rows = self.store.read(
-                "chunk_ppr", name=name, seeds=sorted(s for s in seeds if s in set(members)),
+                "chunk_ppr",
+                name=name,
+                seeds=sorted(s for s in seeds if s in set(members)),
                 **self._ppr_params(cfg),
             )
         finally:
-            try:
+            with contextlib.suppress(Exception):
                 self.store.read("gds_graph_drop", name=name)
-            except Exception:  # noqa: BLE001 - best effort; never mask the real error
-                pass
         return {r["id"]: float(r["score"]) for r in rows}
 
     # ---- analytics after an ingest ---------------------------------------------------
@@ -193,4 +209,6 @@ def _adjacency(index: dict[str, int], edges: Sequence[Any]) -> Any:
     src = np.fromiter((index[e.src] for e in edges), np.int64, len(edges))
     dst = np.fromiter((index[e.dst] for e in edges), np.int64, len(edges))
     w = np.fromiter((e.weight for e in edges), np.float64, len(edges))
-    return sparse.coo_matrix((np.r_[w, w], (np.r_[src, dst], np.r_[dst, src])), shape=(n, n)).tocsr()
+    return sparse.coo_matrix(
+        (np.r_[w, w], (np.r_[src, dst], np.r_[dst, src])), shape=(n, n)
+    ).tocsr()

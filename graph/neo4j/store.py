@@ -58,7 +58,10 @@ class Neo4jStore(GraphStore):
         """Run the named cypher/ file in a read transaction."""
         try:
             records, _, _ = self.driver.execute_query(
-                cypher.load(query), params, database_=self.cfg.database, routing_=RoutingControl.READ
+                cypher.load(query),
+                params,
+                database_=self.cfg.database,
+                routing_=RoutingControl.READ,
             )
         except Exception as exc:
             raise translate(exc, self.cfg) from None
@@ -80,7 +83,9 @@ class Neo4jStore(GraphStore):
         except Exception as exc:
             raise translate(exc, self.cfg) from None
 
-    def _unwind(self, tx: ManagedTransaction, name: str, key: str, rows: Sequence[Any], **extra: Any) -> None:
+    def _unwind(
+        self, tx: ManagedTransaction, name: str, key: str, rows: Sequence[Any], **extra: Any
+    ) -> None:
         for part in _batches(rows, self.cfg.write_batch_size):
             tx.run(cypher.load(name), {key: list(part), **extra}).consume()
 
@@ -173,7 +178,9 @@ class Neo4jStore(GraphStore):
         tx.run(cypher.load("meta_increment"), key=CONTENT_VERSION).consume()
         return tx.run(cypher.load("meta_increment"), key=GRAPH_VERSION).single()["value"]
 
-    def _add(self, tx: ManagedTransaction, add: Sequence[tuple[DocumentRecord, list[ChunkRecord]]]) -> None:
+    def _add(
+        self, tx: ManagedTransaction, add: Sequence[tuple[DocumentRecord, list[ChunkRecord]]]
+    ) -> None:
         docs = [
             {
                 "id": d.id,
@@ -213,7 +220,9 @@ class Neo4jStore(GraphStore):
             for token, tf in c.token_counts().items():
                 df[token] += 1
                 has_token.append({"chunk": c.id, "token": token, "tf": tf})
-        self._unwind(tx, "merge_tokens", "tokens", [{"text": t, "df": n} for t, n in sorted(df.items())])
+        self._unwind(
+            tx, "merge_tokens", "tokens", [{"text": t, "df": n} for t, n in sorted(df.items())]
+        )
         self._unwind(tx, "create_has_token", "rows", has_token)
         mentions = [
             {"chunk": c.id, "key": e.key, "name": e.name, "label": e.label, "count": e.count}
@@ -240,14 +249,18 @@ class Neo4jStore(GraphStore):
                     questions=tuple(r["questions"] or ()),
                     entities=tuple(
                         EntityMention(name, label, int(n))
-                        for name, label, n in sorted(r["entities"], key=lambda e: f"{e[1]}:{e[0].casefold()}")
+                        for name, label, n in sorted(
+                            r["entities"], key=lambda e: f"{e[1]}:{e[0].casefold()}"
+                        )
                     ),
                 )
             )
         return out
 
     def replace_chunk_edges(self, edges: Sequence[ChunkEdge]) -> None:
-        rows = [{"kind": e.kind, "src": e.src, "dst": e.dst, "weight": float(e.weight)} for e in edges]
+        rows = [
+            {"kind": e.kind, "src": e.src, "dst": e.dst, "weight": float(e.weight)} for e in edges
+        ]
         for e in edges:
             if e.kind not in (*EDGE_KINDS, RELATED):
                 raise ValueError(f"unknown chunk edge kind {e.kind!r}")
@@ -347,9 +360,7 @@ class Neo4jStore(GraphStore):
             if (r := rows.get(i)) is not None
         ]
 
-    def neighbours(
-        self, ids: Sequence[str], kinds: Sequence[str] | None = None
-    ) -> list[ChunkEdge]:
+    def neighbours(self, ids: Sequence[str], kinds: Sequence[str] | None = None) -> list[ChunkEdge]:
         rows = self.read(
             "chunk_neighbours", ids=list(dict.fromkeys(ids)), kinds=list(kinds) if kinds else None
         )

@@ -20,7 +20,9 @@ WINDOW = 4
 EXACT = AlgorithmConfig(ppr_max_iterations=500, ppr_tolerance=1e-12)
 
 
-def chunk(doc: str, ordinal: int, tokens: str, *, entities: tuple[EntityMention, ...] = ()) -> ChunkRecord:
+def chunk(
+    doc: str, ordinal: int, tokens: str, *, entities: tuple[EntityMention, ...] = ()
+) -> ChunkRecord:
     toks = tuple(tokens.split())
     emb = np.zeros(4, dtype=np.float32)
     emb[ordinal % 4] = 1.0
@@ -40,12 +42,15 @@ def chunk(doc: str, ordinal: int, tokens: str, *, entities: tuple[EntityMention,
     )
 
 
-def add(store, docs: dict[str, list[ChunkRecord]], remove: list[str] = ()) -> int:  # noqa: ANN001
+def add(store, docs: dict[str, list[ChunkRecord]], remove: list[str] = ()) -> int:
     removed = store.chunk_tokens(remove) if remove else {}
     return store.apply(
         GraphDelta(
             remove_doc_ids=list(remove),
-            add=[(DocumentRecord(d, f"/src/{d}.txt", d.upper(), f"h-{d}-{len(cs)}", 1.0), cs) for d, cs in docs.items()],
+            add=[
+                (DocumentRecord(d, f"/src/{d}.txt", d.upper(), f"h-{d}-{len(cs)}", 1.0), cs)
+                for d, cs in docs.items()
+            ],
             cooccurrence=cooccurrence_delta(
                 (c.tokens for cs in docs.values() for c in cs), removed.values(), WINDOW
             ),
@@ -61,7 +66,7 @@ CORPUS = {
 }
 
 
-def test_empty_store_counts_zero(store) -> None:  # noqa: ANN001
+def test_empty_store_counts_zero(store) -> None:
     st = store.status()
     assert (st.documents, st.chunks, st.tokens, st.communities) == (0, 0, 0, 0)
     assert all(n == 0 for n in st.edges.values())
@@ -69,7 +74,7 @@ def test_empty_store_counts_zero(store) -> None:  # noqa: ANN001
     assert store.get_chunks(["nope"]) == []
 
 
-def test_write_and_read_back(store) -> None:  # noqa: ANN001
+def test_write_and_read_back(store) -> None:
     v1 = add(store, CORPUS)
     assert v1 >= 1 and store.graph_version() == v1
     docs = store.documents()
@@ -99,7 +104,7 @@ def test_write_and_read_back(store) -> None:  # noqa: ANN001
     assert corpus["a#0"].links == ("other",) and corpus["a#0"].questions == ("what is a",)
 
 
-def test_delete_is_exact(store) -> None:  # noqa: ANN001
+def test_delete_is_exact(store) -> None:
     add(store, CORPUS)
     add(store, {}, remove=["b"])
     snap = store.snapshot()
@@ -114,7 +119,7 @@ def test_delete_is_exact(store) -> None:  # noqa: ANN001
     assert full.tokens["hub"] == 3 and full.entities == {"PERSON:ann smith", "GPE:paris"}
 
 
-def test_chunk_edges_and_neighbourhood(store) -> None:  # noqa: ANN001
+def test_chunk_edges_and_neighbourhood(store) -> None:
     add(store, CORPUS)
     edges = [
         ChunkEdge("NEXT", "a#0", "a#1", 1.0),
@@ -139,7 +144,7 @@ def test_chunk_edges_and_neighbourhood(store) -> None:  # noqa: ANN001
     assert store.neighbours(["a#0", "a#1"]) == []
 
 
-def test_communities_and_vectors(store) -> None:  # noqa: ANN001
+def test_communities_and_vectors(store) -> None:
     add(store, CORPUS)
     store.write_communities(
         {"a#0": 0, "a#1": 0, "b#0": 1},
@@ -155,7 +160,7 @@ def test_communities_and_vectors(store) -> None:  # noqa: ANN001
         store.write_vectors("text", {})
 
 
-def test_meta_round_trip(store) -> None:  # noqa: ANN001
+def test_meta_round_trip(store) -> None:
     assert store.get_meta("x") is None
     store.set_meta("x", "1")
     store.set_meta("x", "2")
@@ -172,7 +177,7 @@ def _closed_form_ppr(adj: np.ndarray, seeds: list[int], damping: float) -> np.nd
     return p / p.sum()
 
 
-def test_token_ppr_matches_hand_solution(store) -> None:  # noqa: ANN001
+def test_token_ppr_matches_hand_solution(store) -> None:
     add(store, CORPUS)
     # Star: hub–leafa weight 2, hub–leafb 1, hub–leafc 1.
     names = ["hub", "leafa", "leafb", "leafc"]
@@ -189,7 +194,7 @@ def test_token_ppr_matches_hand_solution(store) -> None:  # noqa: ANN001
     assert len(top1) == 1
 
 
-def test_chunk_ppr_on_candidate_subgraph(store) -> None:  # noqa: ANN001
+def test_chunk_ppr_on_candidate_subgraph(store) -> None:
     add(store, CORPUS)
     store.replace_chunk_edges(
         [ChunkEdge("RELATED", "a#0", "a#1", 0.5), ChunkEdge("RELATED", "a#1", "b#0", 0.5)]

@@ -16,9 +16,9 @@ def assert_same_graph(got: GraphSnapshot, want: GraphSnapshot) -> None:
     assert got.cooccurs == want.cooccurs
     assert got.entities == want.entities
     assert got.mentions == want.mentions
-    assert set(got.chunk_edges) == set(want.chunk_edges), (
-        sorted(set(got.chunk_edges) ^ set(want.chunk_edges))[:10]
-    )
+    assert set(got.chunk_edges) == set(want.chunk_edges), sorted(
+        set(got.chunk_edges) ^ set(want.chunk_edges)
+    )[:10]
     worst = max(
         (abs(got.chunk_edges[k] - want.chunk_edges[k]) for k in want.chunk_edges), default=0.0
     )

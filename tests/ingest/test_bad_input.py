@@ -16,7 +16,9 @@ pytestmark = pytest.mark.slow
 EXIT_SKIPPED = 1
 
 
-def cli(args: list[str], env: dict[str, str], drop_root: bool = False) -> subprocess.CompletedProcess[str]:
+def cli(
+    args: list[str], env: dict[str, str], drop_root: bool = False
+) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "app.cli", *args]
     if drop_root and os.geteuid() == 0:
         # Root reads chmod-000 files; without these capabilities it cannot, like any user.
@@ -79,14 +81,18 @@ def test_bad_files_are_reported_and_the_rest_ingests(tmp_path: Path) -> None:
 def test_clean_ingest_exits_zero_and_reports_stages(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "a.md").write_text("# A\n\n## Part\n\nAda Lovelace wrote the first program. See [b](b.md).\n")
+    (docs / "a.md").write_text(
+        "# A\n\n## Part\n\nAda Lovelace wrote the first program. See [b](b.md).\n"
+    )
     (docs / "b.md").write_text("# B\n\nCharles Babbage designed the Analytical Engine.\n")
     env = dict(os.environ, NEORAG_DATA_DIR=str(tmp_path / "data"), NEORAG_BACKEND="embedded")
     run = cli(["ingest", str(docs), "--json"], env)
     assert run.returncode == 0, run.stderr[-2000:]
     report = json.loads(run.stdout)
     assert report["ok"] and report["chunks"] >= 2
-    assert {"scan", "chunk", "analyze", "embed", "write", "edges", "indexes"} <= set(report["seconds"])
+    assert {"scan", "chunk", "analyze", "embed", "write", "edges", "indexes"} <= set(
+        report["seconds"]
+    )
     assert report["edges"]["CITES"] == 1  # a links to b
     missing = cli(["ingest", str(tmp_path / "nope")], env)
     assert missing.returncode == 2 and "does not exist" in missing.stderr

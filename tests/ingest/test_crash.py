@@ -44,11 +44,11 @@ def ingest_process(root: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
     )
 
 
-def documents_in(store) -> int:  # noqa: ANN001
+def documents_in(store) -> int:
     return store.status().documents
 
 
-def kill_and_resume(root: Path, env: dict[str, str], count_docs, seed: int) -> list[int]:  # noqa: ANN001
+def kill_and_resume(root: Path, env: dict[str, str], count_docs, seed: int) -> list[int]:
     """Kill the ingest KILLS times at random moments, then let it finish. Returns how many
     documents were stored at each kill (to show kills landed mid-ingest)."""
     rng = random.Random(seed)
@@ -66,10 +66,14 @@ def kill_and_resume(root: Path, env: dict[str, str], count_docs, seed: int) -> l
     return seen
 
 
-def reference_snapshot(root: Path, tmp_path: Path, settings: Settings):  # noqa: ANN201
+def reference_snapshot(root: Path, tmp_path: Path, settings: Settings):
     with EmbeddedStore(tmp_path / "reference.sqlite") as ref:
         run_ingest(
-            root, ref, settings.ingest, settings.algorithms, tmp_path / "ref-idx",
+            root,
+            ref,
+            settings.ingest,
+            settings.algorithms,
+            tmp_path / "ref-idx",
             models=IngestModels(settings.ingest.models),
         )
         return ref.snapshot()
@@ -104,7 +108,7 @@ def test_embedded_survives_kills(tmp_path: Path) -> None:
 
 
 @pytest.mark.neo4j
-def test_neo4j_survives_kills(neo4j_store, tmp_path: Path) -> None:  # noqa: ANN001
+def test_neo4j_survives_kills(neo4j_store, tmp_path: Path) -> None:
     root = corpus(tmp_path)
     want = reference_snapshot(root, tmp_path, Settings())
     env = base_env(tmp_path, "neo4j")

@@ -67,7 +67,12 @@ def test_semantic_knn_truncated() -> None:
 
 
 def test_next_links_consecutive_chunks_of_one_document() -> None:
-    chunks = [rec("d1#2", "d1", 2), rec("d1#0", "d1", 0), rec("d1#1", "d1", 1), rec("d2#0", "d2", 0)]
+    chunks = [
+        rec("d1#2", "d1", 2),
+        rec("d1#0", "d1", 0),
+        rec("d1#1", "d1", 1),
+        rec("d2#0", "d2", 0),
+    ]
     assert next_edges(chunks) == [
         ChunkEdge("NEXT", "d1#0", "d1#1", 1.0),
         ChunkEdge("NEXT", "d1#1", "d1#2", 1.0),
@@ -109,7 +114,14 @@ def test_shares_entity_weight_and_frequency_cap() -> None:
 
 def test_cites_by_link_and_by_title_mention() -> None:
     chunks = [
-        rec("g#0", "guide.md", 0, title="Guide", text="See the install notes.", links=("install.md#linux",)),
+        rec(
+            "g#0",
+            "guide.md",
+            0,
+            title="Guide",
+            text="See the install notes.",
+            links=("install.md#linux",),
+        ),
         rec("i#0", "install.md", 0, title="Installing neorag", text="Run make."),
         rec("c#0", "p7", 0, title="Marie Curie", text="A physicist."),
         rec("r#0", "p8", 0, title="Radium", text="Radium was found by Marie Curie in 1898."),
@@ -124,7 +136,9 @@ def test_cites_by_link_and_by_title_mention() -> None:
 
 
 def test_title_matcher_prefers_longest_and_strips_disambiguation() -> None:
-    m = TitleMatcher({"a": "Lothair II", "b": "Lothair", "c": "Theodred II (Bishop of Elmham)"}, ANALYZER)
+    m = TitleMatcher(
+        {"a": "Lothair II", "b": "Lothair", "c": "Theodred II (Bishop of Elmham)"}, ANALYZER
+    )
     assert m.find("Lothair II married Teutberga.") == {"a": 1}
     assert m.find("Theodred II was a bishop.") == {"c": 1}
 
@@ -135,7 +149,10 @@ def test_utility_links_chunks_answering_similar_questions() -> None:
         rec("b", "d2", questions=("Marie Curie was born in Warsaw in [when]",)),
         rec("c", "d3", questions=("Which river flows through [where] Cairo",)),
     ]
-    edges = {(e.src, e.dst) for e in utility_edges(chunks, ANALYZER, EdgeConfig(utility_min_similarity=0.3))}
+    edges = {
+        (e.src, e.dst)
+        for e in utility_edges(chunks, ANALYZER, EdgeConfig(utility_min_similarity=0.3))
+    }
     assert edges == {("a", "b")}
 
 
@@ -156,5 +173,13 @@ def test_build_returns_all_kinds() -> None:
         rec("b", "d1", 1, section=("S",), emb=[1, 0.1], entities=(EntityMention("Ann", "PERSON"),)),
     ]
     kinds = build_chunk_edges(chunks, EdgeConfig(), ANALYZER)
-    assert list(kinds) == ["SEMANTIC", "NEXT", "SAME_SECTION", "SHARES_ENTITY", "CITES", "UTILITY", "RELATED"]
+    assert list(kinds) == [
+        "SEMANTIC",
+        "NEXT",
+        "SAME_SECTION",
+        "SHARES_ENTITY",
+        "CITES",
+        "UTILITY",
+        "RELATED",
+    ]
     assert kinds["RELATED"] and kinds["RELATED"][0].weight <= 1.0

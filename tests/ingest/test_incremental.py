@@ -23,11 +23,11 @@ def models() -> IngestModels:
     return IngestModels(SETTINGS.ingest.models)
 
 
-def ingest(store, root: Path, index_dir: Path, models: IngestModels):  # noqa: ANN001, ANN201
+def ingest(store, root: Path, index_dir: Path, models: IngestModels):
     return run_ingest(root, store, SETTINGS.ingest, SETTINGS.algorithms, index_dir, models=models)
 
 
-def test_reingest_is_exact(store, tmp_path: Path, models: IngestModels) -> None:  # noqa: ANN001
+def test_reingest_is_exact(store, tmp_path: Path, models: IngestModels) -> None:
     root = tmp_path / "docs"
     write_corpus(root, "A")
     first = ingest(store, root, tmp_path / "idx", models)
@@ -52,7 +52,9 @@ def test_reingest_is_exact(store, tmp_path: Path, models: IngestModels) -> None:
 
 @pytest.mark.neo4j
 def test_both_backends_build_the_same_graph(
-    neo4j_store, tmp_path: Path, models: IngestModels  # noqa: ANN001
+    neo4j_store,
+    tmp_path: Path,
+    models: IngestModels,
 ) -> None:
     root = write_corpus(tmp_path / "docs", "A2")
     with EmbeddedStore(tmp_path / "e.sqlite") as embedded:

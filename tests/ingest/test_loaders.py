@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 import unicodedata
 from pathlib import Path
@@ -279,18 +282,27 @@ def test_size_is_checked_before_reading(tmp_path: Path) -> None:
 
 
 def test_permission_denied_is_reported(tmp_path: Path) -> None:
-    if os.geteuid() == 0:
-        pytest.skip("running as root: chmod 000 does not stop root from reading the file")
+    """Real chmod 000. Root reads such files anyway, so as root the scan runs in a child
+    process without the DAC capabilities (setpriv), which makes the permission real."""
     locked = tmp_path / "locked.md"
     locked.write_text("secret")
     locked.chmod(0)
+    code = (
+        "import json, sys; from ingest.loaders import scan, SkippedFile; "
+        "print(json.dumps([[type(i).__name__, getattr(i, 'source', ''), "
+        "getattr(i, 'reason', '')] for i in scan(sys.argv[1], 1 << 20)]))"
+    )
+    cmd = [sys.executable, "-c", code, str(tmp_path)]
+    if os.geteuid() == 0:
+        caps = "-dac_override,-dac_read_search"
+        cmd = ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}", "--", *cmd]
     try:
-        docs, skipped = load(tmp_path)
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=60)
     finally:
         locked.chmod(0o644)
-    assert docs == []
-    assert [(Path(s.source).name, s.reason) for s in skipped] == [
-        ("locked.md", "permission denied")
+    items = json.loads(out.stdout)
+    assert [(kind, Path(src).name, reason) for kind, src, reason in items] == [
+        ("SkippedFile", "locked.md", "permission denied")
     ]
 
 

@@ -11,7 +11,17 @@ def test_valid_tokens_keep_years_and_large_numbers() -> None:
     a = Analyzer(TokenConfig())
     text = "In 1950, the 2nd of 11 films by Ann's studio sold 20000 copies (and it's gone)!"
     # "in", "the", "of", "by", "and", "it" are stopwords; "11", "s" are too short.
-    assert a.tokens(text) == ["1950", "2nd", "films", "ann", "studio", "sold", "20000", "copies", "gone"]
+    assert a.tokens(text) == [
+        "1950",
+        "2nd",
+        "films",
+        "ann",
+        "studio",
+        "sold",
+        "20000",
+        "copies",
+        "gone",
+    ]
 
 
 def test_window_counts_every_position_pair_once() -> None:
@@ -44,7 +54,7 @@ def test_corpus_weights_by_hand() -> None:
     analyzer = Analyzer(TokenConfig())
     chunks = [
         "Marie Curie studied radium in Paris.",  # marie curie studied radium paris
-        "Curie found radium; radium glowed in Paris labs.",  # curie found radium radium glowed paris labs
+        "Curie found radium; radium glowed in Paris labs.",
     ]
     seqs = [analyzer.tokens(c) for c in chunks]
     assert seqs[0] == ["marie", "curie", "studied", "radium", "paris"]

@@ -1,0 +1,148 @@
+"""The two backends agree on a real slice of 2WikiMultiHopQA: token PPR (GDS vs in-process),
+Leiden modularity, FastRP/spectral vectors, determinism, and retrieval top-5."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.engine import Engine
+from app.services import index_dir, store_path
+from app.settings import Settings
+from graph.embedded.store import EmbeddedStore
+from graph.neo4j.store import Neo4jStore
+from ingest.models import IngestModels
+from ingest.runner import run_ingest
+from ingest.tokens import Analyzer
+from tests.conftest import DATASETS, neo4j_config_from_env
+
+pytestmark = [pytest.mark.slow, pytest.mark.neo4j]
+PASSAGES = 400
+
+
+@dataclass
+class Pair:
+    embedded: EmbeddedStore
+    neo4j: Neo4jStore
+    settings: dict[str, Settings]
+    questions: list[dict]
+
+
+def _slice(tmp: Path) -> tuple[Path, list[dict]]:
+    src = DATASETS / "2wiki-dev"
+    lines = (src / "corpus.jsonl").read_text(encoding="utf-8").splitlines()[:PASSAGES]
+    ids = {json.loads(line)["id"] for line in lines}
+    questions = [
+        q
+        for q in map(json.loads, (src / "questions.jsonl").read_text().splitlines())
+        if set(q["gold_ids"]) <= ids
+    ]
+    path = tmp / "slice" / "corpus.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path, questions
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
+    tmp = tmp_path_factory.mktemp("parity")
+    corpus, questions = _slice(tmp)
+    base = Settings(data_dir=tmp / "data")
+    settings = {
+        "embedded": base.model_copy(update={"backend": "embedded"}),
+        "neo4j": base.model_copy(update={"backend": "neo4j"}),
+    }
+    models = IngestModels(base.ingest.models)
+    embedded = EmbeddedStore(store_path(settings["embedded"]))
+    neo4j = Neo4jStore(neo4j_config_from_env())
+    neo4j.clear()
+    for name, store in (("embedded", embedded), ("neo4j", neo4j)):
+        run_ingest(
+            corpus, store, base.ingest, base.algorithms, index_dir(settings[name]), models=models
+        )
+    try:
+        yield Pair(embedded, neo4j, settings, questions)
+    finally:
+        neo4j.clear()
+        neo4j.close()
+        embedded.close()
+
+
+def _seeds(pair: Pair) -> list[dict[str, float]]:
+    analyzer = Analyzer()
+    vocab = set(pair.embedded.snapshot().tokens)
+    out = []
+    for q in pair.questions[:25]:
+        seeds = {t: 1.0 for t in analyzer.tokens(q["question"]) if t in vocab}
+        if seeds:
+            out.append(seeds)
+    return out
+
+
+def test_token_ppr_agrees(pair: Pair) -> None:
+    cfg = pair.settings["embedded"].algorithms
+    overlaps, l1s = [], []
+    for seeds in _seeds(pair):
+        a = pair.embedded.token_ppr(seeds, cfg, top_k=500)
+        b = pair.neo4j.token_ppr(seeds, cfg, top_k=500)
+        top_a = sorted(a, key=lambda t: (-a[t], t))[:20]
+        top_b = sorted(b, key=lambda t: (-b[t], t))[:20]
+        overlaps.append(len(set(top_a) & set(top_b)) / 20)
+        keys = set(a) | set(b)
+        na, nb = sum(a.values()), sum(b.values())
+        l1s.append(sum(abs(a.get(k, 0) / na - b.get(k, 0) / nb) for k in keys))
+    assert len(overlaps) >= 15
+    assert min(overlaps) >= 0.9, overlaps
+    assert max(l1s) < 0.05, l1s
+
+
+def test_leiden_modularity_and_vectors(pair: Pair) -> None:
+    cfg = pair.settings["embedded"].algorithms
+    e_report = pair.embedded.run_analytics(cfg)
+    n_report = pair.neo4j.run_analytics(cfg)
+    assert e_report.communities > 1 and n_report.communities > 1
+    assert abs(e_report.modularity - n_report.modularity) <= 0.02, (
+        e_report.modularity,
+        n_report.modularity,
+    )
+    for store in (pair.embedded, pair.neo4j):
+        for prop, dim in (("fastrp", cfg.fastrp_dimension), ("spectral", cfg.spectral_dimension)):
+            vectors = store.chunk_vectors(prop)
+            assert len(vectors) == store.status().chunks
+            assert all(v.shape == (dim,) and np.all(np.isfinite(v)) for v in vectors.values())
+        assert store.status().communities >= 2
+        assert all(c.top_tokens for c in store.communities() if c.size > 2)
+
+
+def test_each_backend_is_deterministic(pair: Pair) -> None:
+    cfg = pair.settings["embedded"].algorithms
+    for store in (pair.embedded, pair.neo4j):
+        store.run_analytics(cfg)
+        first = {c.id: c.community for c in store.get_chunks(sorted(store.chunk_vectors("fastrp")))}
+        spectral = store.chunk_vectors("spectral")
+        store.run_analytics(cfg)
+        second = {c.id: c.community for c in store.get_chunks(sorted(first))}
+        assert first == second
+        again = store.chunk_vectors("spectral")
+        assert all(np.allclose(spectral[k], again[k], atol=1e-5) for k in spectral)
+
+
+def test_backends_return_the_same_top5(pair: Pair) -> None:
+    engines = {
+        "embedded": Engine(pair.settings["embedded"], store=pair.embedded),
+        "neo4j": Engine(pair.settings["neo4j"], store=pair.neo4j),
+    }
+    same = 0
+    for q in pair.questions:
+        tops = [
+            [s.chunk_id for s in e.retriever("tigrag").retrieve(q["question"], top_k=5).ranking[:5]]
+            for e in engines.values()
+        ]
+        same += set(tops[0]) == set(tops[1])
+    assert len(pair.questions) >= 20
+    assert same / len(pair.questions) >= 0.9, f"{same}/{len(pair.questions)}"
