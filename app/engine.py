@@ -17,10 +17,24 @@ from graph.base import GraphStore
 from graph.dense import DenseIndex
 from graph.errors import EmptyIndex
 from graph.lexical import LexicalIndex
+from ingest.edges import TitleMatcher
 from ingest.embed import Embedder, shared_embedder
 from ingest.indexes import SearchIndexes
 from ingest.runner import DERIVED_KEY, corpus_fingerprint
 from ingest.tokens import Analyzer
+
+
+class TitleLinks:
+    """Query-time entity linking by document title: which documents a text names
+    (case-insensitively), and each document's first chunk."""
+
+    def __init__(self, titles: dict[str, tuple[str, str]], analyzer: Analyzer) -> None:
+        self.title = {d: t for d, (t, _) in titles.items()}
+        self.first_chunk = {d: c for d, (_, c) in titles.items()}
+        self._matcher = TitleMatcher(self.title, analyzer, fold=True)
+
+    def find(self, text: str) -> list[str]:
+        return sorted(self._matcher.find(text))
 
 
 def doc_id_of(chunk_id: str) -> str:
@@ -38,6 +52,7 @@ class Engine:
         self.dense: DenseIndex
         self.lexical: LexicalIndex
         self.utility: LexicalIndex
+        self.links: TitleLinks
         self._vocab: dict[str, int] = {}
         self.refresh()
 
@@ -58,6 +73,7 @@ class Engine:
             )
             self.dense, self.lexical, self.utility = found.dense, found.lexical, found.utility
             self._vocab = {t: i for i, t in enumerate(self.lexical.vocabulary)}
+            self.links = TitleLinks(self.store.document_titles(), self.analyzer)
             self._key = key
         return True
 

@@ -144,6 +144,10 @@ class GraphStore(ABC):
         """Every stored chunk edge touching `ids` (of `kinds`, default all)."""
 
     @abstractmethod
+    def document_titles(self) -> dict[str, tuple[str, str]]:
+        """doc id → (title, id of its first chunk)."""
+
+    @abstractmethod
     def chunk_entities(self, ids: Sequence[str]) -> dict[str, list[EntityMention]]: ...
 
     @abstractmethod

@@ -25,6 +25,9 @@ from ingest.tokens import Analyzer
 _PAREN = re.compile(r"\s*\([^)]*\)\s*$")
 _WORDS = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 _MIN_TITLE_CHARS = 4
+# Part of the corpus fingerprint: bump when an edge builder changes what it produces, so
+# stored edges are rebuilt on the next ingest.
+EDGE_BUILDER_VERSION = 2
 
 
 def _pair(a: str, b: str) -> tuple[str, str]:
@@ -141,30 +144,44 @@ def _top_per_node(
     return sorted((key, scored[key]) for key in keep)
 
 
+def _words(text: str) -> list[str]:
+    """Words with a possessive 's removed, so "Palme's husband" names "Lisbeth Palme"."""
+    return [w[:-2] if w.endswith(("'s", "’s")) else w for w in _WORDS.findall(text)]
+
+
 def title_key(title: str) -> tuple[str, ...]:
     """A title as a case-sensitive word sequence, without a trailing "(disambiguation)"."""
-    return tuple(_WORDS.findall(_PAREN.sub("", title)))
+    return tuple(_words(_PAREN.sub("", title)))
 
 
 class TitleMatcher:
-    """Finds other documents' titles named in a text: exact, case-sensitive word sequences
-    (so the song "Changed It" is not found in "it changed"), longest match first."""
+    """Finds documents' titles named in a text, longest match first.
 
-    def __init__(self, titles: dict[str, str], analyzer: Analyzer) -> None:
+    Case-sensitive by default (so the song "Changed It" is not found in "it changed"): that
+    is how chunk text names other documents. `fold=True` matches case-insensitively, for
+    questions, which are often cased arbitrarily ("Lothair Ii"); it then ignores titles that
+    are a single short word or only stopwords, which would match everywhere."""
+
+    def __init__(self, titles: dict[str, str], analyzer: Analyzer, *, fold: bool = False) -> None:
         self._by_first: dict[str, dict[tuple[str, ...], list[str]]] = defaultdict(dict)
         self.max_len = 0
+        self.fold = fold
         stop = analyzer._stop
         for doc_id, title in titles.items():
             key = title_key(title)
             if not key or len("".join(key)) < _MIN_TITLE_CHARS:
                 continue
-            if len(key) == 1 and (key[0].casefold() in stop or not key[0][:1].isupper()):
+            if fold:
+                key = tuple(w.casefold() for w in key)
+                if all(w in stop for w in key) or (len(key) == 1 and len(key[0]) < 6):
+                    continue
+            elif len(key) == 1 and (key[0].casefold() in stop or not key[0][:1].isupper()):
                 continue
             self._by_first[key[0]].setdefault(key, []).append(doc_id)
             self.max_len = max(self.max_len, len(key))
 
     def find(self, text: str) -> dict[str, int]:
-        words = _WORDS.findall(text)
+        words = _words(text.casefold() if self.fold else text)
         found: dict[str, int] = defaultdict(int)
         i = 0
         while i < len(words):

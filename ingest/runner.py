@@ -25,7 +25,7 @@ from graph.config import AlgorithmConfig
 from graph.types import ChunkRecord, DocumentRecord, GraphDelta
 from ingest.chunkers import chunk_document, chunk_id
 from ingest.config import IngestConfig
-from ingest.edges import build_chunk_edges
+from ingest.edges import EDGE_BUILDER_VERSION, build_chunk_edges
 from ingest.indexes import SearchIndexes
 from ingest.loaders import LoadedDocument, SkippedFile, scan
 from ingest.models import IngestModels
@@ -60,6 +60,7 @@ def corpus_fingerprint(docs: dict[str, DocumentRecord], cfg: IngestConfig) -> st
     for doc_id in sorted(docs):
         h.update(f"{doc_id}\0{docs[doc_id].content_hash}\n".encode())
     h.update(json.dumps(cfg.edges.model_dump(mode="json"), sort_keys=True).encode())
+    h.update(f"edges-v{EDGE_BUILDER_VERSION}".encode())
     return h.hexdigest()[:24]
 
 

@@ -62,7 +62,9 @@ PROPAGATION_SHARE = 0.85  # relevance = share · propagated + (1 − share) · o
 RELATION_BOOST = {"CITES": 1.0}  # typed kinds whose own weight may stand in for RELATED's
 SAME_COMMUNITY_DISCOUNT = 0.5  # hub penalty multiplier inside the community reached from
 SUPPORT_WEIGHT = 0.25  # score × (1 + weight · log(distinct anchors that kept the chunk))
+ANCHOR_SUPPORT = False
 PAD_FACTOR = 0.5  # pooled chunks that were not kept rank below kept ones of equal score
+ENTITY_WEIGHT = 0.7  # an entity-name match counts this much of a title match, at most
 MAX_NGRAM = 6  # longest query n-gram compared with names, in words
 MIN_NAME_CHARS = 3
 NUMERIC_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY"})
@@ -126,16 +128,16 @@ def edge_labels(edges: Iterable[tuple[str, str, str, float]], src: str) -> tuple
 
 
 class NameIndex:
-    """Normalised names (titles, entity names) → chunks, with fuzzy lookup by trigram Dice.
+    """Normalised names (titles, entity names) → the chunks they identify, with a weight per
+    chunk, and fuzzy lookup by trigram Dice.
 
     A prefix filter keeps lookups cheap: a name with Dice ≥ r against the query's trigram set
     A shares at least ⌈r|A|/(2−r)⌉ of A's trigrams, so it holds one of A's rarest
     |A| − ⌈r|A|/(2−r)⌉ + 1 trigrams; only their postings are verified."""
 
-    def __init__(self, names: dict[str, tuple[set[str], float]]) -> None:
+    def __init__(self, names: dict[str, dict[str, float]]) -> None:
         self.names = sorted(names)
-        self.chunks = [tuple(sorted(names[n][0])) for n in self.names]
-        self.specificity = [names[n][1] for n in self.names]
+        self.chunks = [tuple(sorted(names[n].items())) for n in self.names]
         self.grams = [trigrams(n) for n in self.names]
         self.exact = {n: i for i, n in enumerate(self.names)}
         postings: dict[str, list[int]] = defaultdict(list)
@@ -175,11 +177,11 @@ def build_tables(engine: Engine, key: tuple[Any, ...]) -> GraphTables:
     ids = list(engine.dense.ids)
     views = engine.store.get_chunks(ids)
     norm = engine.analyzer.all_words
-    names: dict[str, tuple[set[str], float]] = {}
+    names: dict[str, dict[str, float]] = defaultdict(dict)
     for v in views:
         title = " ".join(norm(v.title))
         if len(title) >= MIN_NAME_CHARS:
-            names.setdefault(title, (set(), 1.0))[0].add(v.id)
+            names[title][v.id] = 1.0
     entity_chunks: dict[str, set[str]] = defaultdict(set)
     for cid, mentions in engine.store.chunk_entities(ids).items():
         for m in mentions:
@@ -188,10 +190,11 @@ def build_tables(engine: Engine, key: tuple[Any, ...]) -> GraphTables:
                 entity_chunks[name].add(cid)
     log_n = math.log(len(ids) + 1)
     for name, chunks in entity_chunks.items():
-        # An entity named in many chunks says little about any one of them.
-        spec = 1.0 - math.log(len(chunks)) / log_n
-        old_chunks, old_spec = names.get(name, (set(), 0.0))
-        names[name] = (chunks | old_chunks, max(spec, old_spec))
+        # A mention identifies a chunk less than a title does, and an entity named in many
+        # chunks says little about any one of them.
+        weight = ENTITY_WEIGHT * (1.0 - math.log(len(chunks)) / log_n)
+        for cid in chunks:
+            names[name][cid] = max(names[name].get(cid, 0.0), weight)
     degree: Counter[str] = Counter()
     for e in engine.store.neighbours(ids, kinds=[RELATED]):
         degree[e.src] += 1
@@ -314,7 +317,7 @@ class LiteragRetriever(Retriever):
 
     def _fuzzy(self, query: Query, tables: GraphTables) -> dict[str, float]:
         """Chunks whose document title or an entity name matches a query n-gram (exactly or
-        with trigram Dice ≥ fuzzy_min_ratio), scored similarity × name specificity."""
+        with trigram Dice ≥ fuzzy_min_ratio), scored similarity × the name's weight there."""
         words = self.engine.analyzer.all_words(query.text)
         stop = stopwords()
         out: dict[str, float] = {}
@@ -325,9 +328,8 @@ class LiteragRetriever(Retriever):
                 if len(text) < 4 or all(w in stop or len(w) < 3 for w in gram):
                     continue
                 for idx, sim in tables.names.lookup(text, self.lcfg.fuzzy_min_ratio):
-                    score = sim * tables.names.specificity[idx]
-                    for cid in tables.names.chunks[idx]:
-                        out[cid] = max(out.get(cid, 0.0), score)
+                    for cid, weight in tables.names.chunks[idx]:
+                        out[cid] = max(out.get(cid, 0.0), sim * weight)
         return out
 
     def _community_relevance(self, query: Query, tables: GraphTables) -> dict[int, float]:
@@ -458,9 +460,8 @@ class LiteragRetriever(Retriever):
                     "support": float(len(r.support)),
                     "hop": float(r.hop),
                 }
-                ranking.append(
-                    ScoredChunk(r.node, support_boost(r.relevance, len(r.support)), signals)
-                )
+                support = len(r.support) if r.parent is not None or ANCHOR_SUPPORT else 1
+                ranking.append(ScoredChunk(r.node, support_boost(r.relevance, support), signals))
             ranking += [
                 ScoredChunk(s.chunk_id, PAD_FACTOR * s.score, s.signals | {"padded": 1.0})
                 for s in pool

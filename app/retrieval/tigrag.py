@@ -1,16 +1,18 @@
 """TIGRAG: token-graph PPR expansion, BM25-weighted candidate scoring, entity-driven hops.
 
-One round, for a token set T and rerank vectors R:
+One round, for a token set T, rerank vectors R and linked documents L:
   1. seeds = T ∩ graph; PPR on the token graph from the seeds (GDS or in-process);
-  2. p̂ = the top-γ tokens' scores, L1-normalised (the degree ablation uses weighted
-     co-occurrence degree instead of PPR);
+  2. p̂ = the top-γ tokens' scores, L1-normalised (the degree ablation ranks the seeds'
+     co-occurrence neighbours by weighted degree instead);
   3. ρ(c) = Σ_v p̂(v)·BM25(v, c): one sparse mat-vec over the precomputed BM25 weights;
      every chunk holding a query or expanded token is a candidate;
-  4. the pool = best candidates until their cumulative ρ reaches th of the total;
+  4. the pool = best candidates until their cumulative ρ reaches th of the total, plus the
+     first chunks of the documents in L (documents whose title the text names: LLM-free
+     entity linking) at the top ρ;
   5. rerank the pool by max_r cos(r, c), blended with the normalised ρ.
-Hops: the unseen entities of the top ι chunks (NER mentions, and the titles of the documents
-they cite) extend the query; each hop reranks with {M(q ⊕ e)}; hop scores merge by max.
-Stops when a hop brings no new entity.
+Hops: the unseen entities of the top ι chunks — titles of the documents they cite first,
+then their NER mentions — extend the query; each hop reranks with {M(q ⊕ e)} and links the
+entities to documents; hop scores merge by max. Stops when a hop brings no new entity.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from app.retrieval.base import Query, Retriever, ScoredChunk, Trace
 from app.retrieval.config import TigragConfig
 
 POOL_FLOOR = 0.5  # candidates outside the pool rank below every pooled chunk
+MAX_HOP_ENTITIES = 6
 
 
 class TigragRetriever(Retriever):
@@ -31,10 +34,14 @@ class TigragRetriever(Retriever):
         return self.cfg.tigrag
 
     def _retrieve(self, query: Query, trace: Trace, k: int) -> list[ScoredChunk]:
+        links = self.engine.links
+        with trace.step("title linking") as info:
+            linked = links.find(query.text)
+            info["documents"] = [links.title[d] for d in linked]
         merged: dict[str, ScoredChunk] = {}
-        first = self._round(query.tokens, query.embedding[None, :], trace, hop=0)
+        first = self._round(query.tokens, query.embedding[None, :], linked, trace, hop=0)
         _merge_max(merged, first)
-        seen = {w for w in self.engine.analyzer.all_words(query.text)}
+        seen = set(self.engine.analyzer.all_words(query.text))
         used: set[str] = set()
         for hop in range(1, self.tcfg.hops + 1):
             ranked = sorted(merged.values(), key=lambda s: -s.score)
@@ -44,19 +51,20 @@ class TigragRetriever(Retriever):
             used.update(top)
             with trace.step("hop entities", hop=hop, chunks=top) as info:
                 entities = self._hop_entities(top, seen)
-                info["entities"] = entities
+                info["entities"] = list(entities)
             if not entities:
                 trace.hops.append({"hop": hop, "chunks": top, "entities": [], "stopped": True})
                 break
-            for e in entities:
-                seen.update(self.engine.analyzer.all_words(e))
+            for name in entities:
+                seen.update(self.engine.analyzer.all_words(name))
+            hop_linked = sorted({d for docs in entities.values() for d in docs})
             expanded = f"{query.text} {' '.join(entities)}"
             with trace.step("hop embeddings", hop=hop, n=len(entities)):
                 vectors = self.engine.embedder.encode([f"{query.text} {e}" for e in entities])
             tokens = self.engine.analyzer.tokens(expanded)
-            result = self._round(tokens, vectors, trace, hop=hop)
+            result = self._round(tokens, vectors, hop_linked, trace, hop=hop)
             trace.hops.append(
-                {"hop": hop, "chunks": top, "entities": entities, "candidates": len(result)}
+                {"hop": hop, "chunks": top, "entities": list(entities), "candidates": len(result)}
             )
             _merge_max(merged, result)
         return sorted(merged.values(), key=lambda s: -s.score)
@@ -72,27 +80,35 @@ class TigragRetriever(Retriever):
                 raw = self.engine.store.token_ppr(
                     seeds, self.engine.settings.algorithms, top_k=self.tcfg.gamma
                 )
+            floor = min(raw.values(), default=1.0)
             for t in seeds:
-                raw.setdefault(t, min(raw.values(), default=1.0))
+                raw.setdefault(t, floor)
             total = sum(raw.values())
             weights = {t: w / total for t, w in raw.items()} if total > 0 else {}
             info["expanded"] = len(weights)
         if hop == 0:
-            trace.expanded_tokens = {
-                t: round(w, 5) for t, w in sorted(weights.items(), key=lambda x: -x[1])
-            }
+            ordered = sorted(weights.items(), key=lambda x: -x[1])
+            trace.expanded_tokens = {t: round(w, 5) for t, w in ordered}
         return weights
 
     def _round(
-        self, tokens: list[str], rerank: np.ndarray, trace: Trace, hop: int
+        self,
+        tokens: list[str],
+        rerank: np.ndarray,
+        linked_docs: list[str],
+        trace: Trace,
+        hop: int,
     ) -> dict[str, ScoredChunk]:
         cfg = self.tcfg
         lexical = self.engine.lexical
         weights = self._token_weights(tokens, trace, hop)
-        if not weights:
+        linked = [c for d in linked_docs if (c := self.engine.links.first_chunk.get(d)) is not None]
+        if not weights and not linked:
             return self._dense_fallback(rerank, trace, hop)
         with trace.step("candidate scoring", hop=hop) as info:
-            if cfg.use_bm25:
+            if not weights:
+                rho = np.zeros(len(lexical.chunk_ids))
+            elif cfg.use_bm25:
                 rho = lexical.weighted_scores(weights)
             else:
                 rho = lexical.weighted_presence(weights)
@@ -101,32 +117,33 @@ class TigragRetriever(Retriever):
             mass = np.cumsum(rho[order])
             cut = int(np.searchsorted(mass, cfg.pool_mass * mass[-1])) + 1 if len(mass) else 0
             cut = max(min(cut, cfg.pool_max), min(cfg.pool_min, len(order)))
-            pool = order[:cut]
-            info.update(candidates=len(candidates), pool=len(pool))
+            info.update(candidates=int(len(candidates)), pool=cut, linked=len(linked))
         if hop == 0:
-            trace.candidates, trace.pool = len(candidates), len(pool)
-        if len(pool) == 0:
-            return {}
-        top_rho = float(rho[pool[0]])
-        ids = [lexical.chunk_ids[i] for i in order[: max(cfg.pool_max, len(pool))]]
+            trace.candidates, trace.pool = int(len(candidates)), cut + len(linked)
+        top_rho = float(rho[order[0]]) if len(order) else 1.0
+        norm = {lexical.chunk_ids[i]: float(rho[i]) / top_rho for i in order[: cfg.pool_max]}
+        pool_ids = list(dict.fromkeys([*linked, *(lexical.chunk_ids[i] for i in order[:cut])]))
         out: dict[str, ScoredChunk] = {}
-        with trace.step("rerank", hop=hop, pool=len(pool)):
-            pool_ids = ids[: len(pool)]
+        with trace.step("rerank", hop=hop, pool=len(pool_ids)):
             cos = self._cosine(pool_ids, rerank) if cfg.rerank else np.zeros(len(pool_ids))
             lam = cfg.rerank_weight if cfg.rerank else 0.0
             for i, cid in enumerate(pool_ids):
-                r = float(rho[pool[i]]) / top_rho
+                r = 1.0 if cid in linked else norm.get(cid, 0.0)
                 score = POOL_FLOOR + (1 - POOL_FLOOR) * ((1 - lam) * r + lam * float(cos[i]))
-                out[cid] = ScoredChunk(cid, score, {"rho": r, "cosine": float(cos[i]), "hop": hop})
-            for j, cid in enumerate(ids[len(pool) :], start=len(pool)):
-                r = float(rho[order[j]]) / top_rho
-                out[cid] = ScoredChunk(cid, POOL_FLOOR * r, {"rho": r, "hop": hop})
+                signals = {"rho": r, "cosine": float(cos[i]), "hop": hop}
+                if cid in linked:
+                    signals["linked"] = 1.0
+                out[cid] = ScoredChunk(cid, score, signals)
+            for cid, r in norm.items():
+                if cid not in out:
+                    out[cid] = ScoredChunk(cid, POOL_FLOOR * r, {"rho": r, "hop": hop})
         return out
 
     def _cosine(self, ids: list[str], rerank: np.ndarray) -> np.ndarray:
-        vectors = self.engine.dense.vectors(ids)
-        sims = vectors @ rerank.T
-        return sims.max(axis=1) if sims.size else np.zeros(len(ids))
+        if not ids:
+            return np.zeros(0)
+        sims = self.engine.dense.vectors(ids) @ rerank.T
+        return sims.max(axis=1)
 
     def _dense_fallback(self, rerank: np.ndarray, trace: Trace, hop: int) -> dict[str, ScoredChunk]:
         """No question word is in the graph: rank by meaning alone rather than return nothing."""
@@ -136,27 +153,34 @@ class TigragRetriever(Retriever):
             hits = self.engine.dense.search(rerank[0], self.tcfg.pool_max)
         return {c: ScoredChunk(c, POOL_FLOOR * s, {"cosine": s, "hop": hop}) for c, s in hits}
 
-    def _hop_entities(self, chunk_ids: list[str], seen: set[str]) -> list[str]:
-        """Entities of the chunks that the query has not mentioned yet: NER mentions that
-        hold an indexed word, and titles of documents the chunks cite."""
-        names: list[str] = []
-        for mentions in self.engine.store.chunk_entities(chunk_ids).values():
-            names += [m.name for m in sorted(mentions, key=lambda m: -m.count)]
+    def _hop_entities(self, chunk_ids: list[str], seen: set[str]) -> dict[str, list[str]]:
+        """Entity name → the documents it links to, for entities of these chunks that the
+        question has not named yet: titles of the documents the chunks cite first (known
+        documents), then NER mentions that hold an indexed word."""
+        links = self.engine.links
         cited = [
             e.dst
             for e in self.engine.store.neighbours(chunk_ids, kinds=["CITES"])
             if e.src in chunk_ids
         ]
-        names += [c.title for c in self.engine.store.get_chunks(cited)]
-        out: list[str] = []
-        for name in dict.fromkeys(n.strip() for n in names if n.strip()):
+        out: dict[str, list[str]] = {}
+        for chunk in self.engine.store.get_chunks(cited):
+            out.setdefault(chunk.title, []).append(chunk.doc_id)
+        mentions = self.engine.store.chunk_entities(chunk_ids)
+        for cid in chunk_ids:
+            for m in sorted(mentions.get(cid, []), key=lambda m: (-m.count, m.name)):
+                out.setdefault(m.name.strip(), links.find(m.name))
+        kept: dict[str, list[str]] = {}
+        for name, docs in out.items():
             words = self.engine.analyzer.tokens(name)
-            if not words or not any(self.engine.has_token(w) for w in words):
+            if not name or not words or not any(self.engine.has_token(w) for w in words):
                 continue
             if set(self.engine.analyzer.all_words(name)) <= seen:
                 continue
-            out.append(name)
-        return out[:8]
+            kept[name] = docs
+            if len(kept) >= MAX_HOP_ENTITIES:
+                break
+        return kept
 
 
 def _merge_max(into: dict[str, ScoredChunk], new: dict[str, ScoredChunk]) -> None:

@@ -375,6 +375,15 @@ class EmbeddedStore(GraphStore):
                     out.append(ChunkEdge(kind, src, dst, w))
         return out
 
+    def document_titles(self) -> dict[str, tuple[str, str]]:
+        return {
+            d: (t, c)
+            for d, t, c in self._rows(
+                "SELECT d.id, d.title, c.id FROM documents d "
+                "JOIN chunks c ON c.doc_id = d.id AND c.ordinal = 0"
+            )
+        }
+
     def chunk_entities(self, ids: Sequence[str] | None) -> dict[str, list[EntityMention]]:
         out: dict[str, list[EntityMention]] = defaultdict(list)
         sql = (

@@ -366,6 +366,9 @@ class Neo4jStore(GraphStore):
         )
         return [ChunkEdge(r["kind"], r["src"], r["dst"], float(r["weight"])) for r in rows]
 
+    def document_titles(self) -> dict[str, tuple[str, str]]:
+        return {r["doc_id"]: (r["title"], r["chunk_id"]) for r in self.read("document_titles")}
+
     def chunk_entities(self, ids: Sequence[str] | None) -> dict[str, list[EntityMention]]:
         rows = (
             self.read("all_chunk_entities")
