@@ -58,10 +58,10 @@ if TYPE_CHECKING:
 # entities); community overlap is a weak topical prior.
 SIGNAL_WEIGHTS = {"semantic": 0.45, "lexical": 0.2, "fuzzy": 0.25, "community": 0.1}
 POOL_DEPTH = 50  # FAISS and BM25 hits pooled as anchor candidates
-PROPAGATION_SHARE = 0.85  # relevance = share · propagated + (1 − share) · own cosine
+PROPAGATION_SHARE = 0.75  # relevance = share · propagated + (1 − share) · own cosine
 RELATION_BOOST = {"CITES": 1.0}  # typed kinds whose own weight may stand in for RELATED's
 SAME_COMMUNITY_DISCOUNT = 0.5  # hub penalty multiplier inside the community reached from
-SUPPORT_WEIGHT = 0.25  # score × (1 + weight · log(distinct anchors that kept the chunk))
+SUPPORT_WEIGHT = 0.1  # score × (1 + weight · log(distinct anchors that kept the chunk))
 ANCHOR_SUPPORT = False
 PAD_FACTOR = 0.5  # pooled chunks that were not kept rank below kept ones of equal score
 ENTITY_WEIGHT = 0.7  # an entity-name match counts this much of a title match, at most

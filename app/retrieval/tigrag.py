@@ -117,9 +117,9 @@ class TigragRetriever(Retriever):
             mass = np.cumsum(rho[order])
             cut = int(np.searchsorted(mass, cfg.pool_mass * mass[-1])) + 1 if len(mass) else 0
             cut = max(min(cut, cfg.pool_max), min(cfg.pool_min, len(order)))
-            info.update(candidates=int(len(candidates)), pool=cut, linked=len(linked))
+            info.update(candidates=len(candidates), pool=cut, linked=len(linked))
         if hop == 0:
-            trace.candidates, trace.pool = int(len(candidates)), cut + len(linked)
+            trace.candidates, trace.pool = len(candidates), cut + len(linked)
         top_rho = float(rho[order[0]]) if len(order) else 1.0
         norm = {lexical.chunk_ids[i]: float(rho[i]) / top_rho for i in order[: cfg.pool_max]}
         pool_ids = list(dict.fromkeys([*linked, *(lexical.chunk_ids[i] for i in order[:cut])]))
