@@ -25,7 +25,8 @@ def _set(model: BaseModel, parts: list[str], value: Any) -> BaseModel:
     if len(parts) > 1:
         return model.model_copy(update={head: _set(getattr(model, head), parts[1:], value)})
     try:
-        checked = TypeAdapter(Annotated[field.annotation, *field.metadata]).validate_python(value)
+        kind = Annotated[field.annotation, *field.metadata] if field.metadata else field.annotation
+        checked = TypeAdapter(kind).validate_python(value)
     except ValidationError as exc:
         raise NeoragError(f"invalid value {value!r} for {head}: {exc.errors()[0]['msg']}") from None
     return model.model_copy(update={head: checked})

@@ -60,9 +60,8 @@ SIGNAL_WEIGHTS = {"semantic": 0.45, "lexical": 0.2, "fuzzy": 0.25, "community": 
 POOL_DEPTH = 50  # FAISS and BM25 hits pooled as anchor candidates
 PROPAGATION_SHARE = 0.75  # relevance = share · propagated + (1 − share) · own cosine
 RELATION_BOOST = {"CITES": 1.0}  # typed kinds whose own weight may stand in for RELATED's
-SAME_COMMUNITY_DISCOUNT = 0.5  # hub penalty multiplier inside the community reached from
+SAME_COMMUNITY_DISCOUNT = 0.25  # hub penalty multiplier inside the community reached from
 SUPPORT_WEIGHT = 0.1  # score × (1 + weight · log(distinct anchors that kept the chunk))
-ANCHOR_SUPPORT = False
 PAD_FACTOR = 0.5  # pooled chunks that were not kept rank below kept ones of equal score
 ENTITY_WEIGHT = 0.7  # an entity-name match counts this much of a title match, at most
 MAX_NGRAM = 6  # longest query n-gram compared with names, in words
@@ -83,7 +82,7 @@ LABEL_ORDER = (
 )
 LABELS_SHOWN = 2
 MAX_CHAINS = 8  # paths whose evidence is computed (the token budget may bind first)
-EVIDENCE_CANDIDATES = 2  # sentences per chunk embedded, preselected by word overlap
+EVIDENCE_CANDIDATES = 3  # most sentences of one chunk embedded to break an overlap tie
 EVIDENCE_WORDS = 60
 SENTENCE_CACHE = 4096
 
@@ -244,18 +243,6 @@ class Reach:
     labels: tuple[str, ...] = ()
     support: set[str] = field(default_factory=set)
 
-    def record(self, *, link: bool = False) -> dict[str, Any]:
-        out = {
-            "hop": self.hop,
-            "anchor": self.anchor,
-            "parent": self.parent,
-            "node": self.node,
-            "kinds": list(self.labels),
-            "relevance": round(self.relevance, 4),
-            "theta": round(self.theta, 4),
-        }
-        return (out | {"link": True}) if link else out
-
 
 class LiteragRetriever(Retriever):
     name = "literag"
@@ -264,6 +251,8 @@ class LiteragRetriever(Retriever):
         super().__init__(engine)
         self._sentence_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._sentence_lock = threading.Lock()
+        # The kept paths go from `_retrieve` to `_finish` (same call, same thread).
+        self._local = threading.local()
 
     @property
     def lcfg(self) -> LiteragConfig:
@@ -275,7 +264,8 @@ class LiteragRetriever(Retriever):
             return []
         tables = graph_tables(self.engine)
         pool, top_cos = self._anchor_pool(query, tables, trace)
-        reaches = self._expand(query, tables, pool[: self.lcfg.anchors], top_cos, trace)
+        reaches, links = self._expand(query, tables, pool[: self.lcfg.anchors], top_cos, trace)
+        self._local.relations = ([r for r in reaches.values() if r.parent is not None], links)
         return self._rank(pool, reaches, trace, k)
 
     # ---- 1. anchors -------------------------------------------------------------------------
@@ -354,12 +344,14 @@ class LiteragRetriever(Retriever):
         anchors: list[ScoredChunk],
         top_cos: float,
         trace: Trace,
-    ) -> dict[str, Reach]:
+    ) -> tuple[dict[str, Reach], list[Reach]]:
+        """Every kept chunk's first path, and the kept links between anchors."""
         cfg = self.lcfg
         strength = {a.chunk_id: a.score for a in anchors}
         reaches = {c: Reach(c, c, None, 0, s, support={c}) for c, s in strength.items()}
         cosine = {a.chunk_id: a.signals["semantic"] for a in anchors}
         frontier, explored = list(strength), len(strength)
+        links: list[Reach] = []
         for hop in range(1, cfg.max_hops + 1):
             if not frontier or explored >= cfg.max_nodes:
                 break
@@ -391,12 +383,9 @@ class LiteragRetriever(Retriever):
                         reach = reaches[b] = Reach(b, anchor, a, hop, rel, theta, labels)
                         next_frontier.append(b)
                     elif reach.parent is None and anchor not in reach.support:
-                        # a kept link into another anchor: a relation for the chains
-                        trace.hops.append(
-                            Reach(b, anchor, a, hop, rel, theta, labels).record(link=True)
-                        )
+                        links.append(Reach(b, anchor, a, hop, rel, theta, labels))
                     reach.support.add(anchor)
-                trace.hops += [reaches[b].record() for b in next_frontier]
+                trace.hops.append(self._hop_summary(hop, frontier, next_frontier, kept))
                 frontier = next_frontier
                 info.update(
                     explored=explored,
@@ -405,7 +394,15 @@ class LiteragRetriever(Retriever):
                     new=len(next_frontier),
                     thetas=sorted(thetas),
                 )
-        return reaches
+        return reaches, links
+
+    def _hop_summary(
+        self, hop: int, frontier: list[str], new: list[str], kept: int
+    ) -> dict[str, Any]:
+        """One hop in the shape every mode's trace uses (chunks → entities → candidates);
+        the entities are the titles of the newly kept chunks."""
+        titles = list(dict.fromkeys(v.title for v in self.engine.store.get_chunks(new)))
+        return {"hop": hop, "chunks": frontier, "entities": titles, "candidates": kept}
 
     def _moves(
         self, frontier: list[str], reaches: dict[str, Reach], tables: GraphTables
@@ -460,7 +457,9 @@ class LiteragRetriever(Retriever):
                     "support": float(len(r.support)),
                     "hop": float(r.hop),
                 }
-                support = len(r.support) if r.parent is not None or ANCHOR_SUPPORT else 1
+                # Anchors rank by their own strength: anchors linking to each other mostly
+                # resemble each other, which says nothing about a chain through them.
+                support = len(r.support) if r.parent is not None else 1
                 ranking.append(ScoredChunk(r.node, support_boost(r.relevance, support), signals))
             ranking += [
                 ScoredChunk(s.chunk_id, PAD_FACTOR * s.score, s.signals | {"padded": 1.0})
@@ -478,39 +477,21 @@ class LiteragRetriever(Retriever):
 
     # ---- 5. reasoning chains ----------------------------------------------------------------
     def _finish(self, query: Query, result: RetrievalResult) -> None:
+        expanded, links = getattr(self._local, "relations", ([], []))
+        self._local.relations = ([], [])
         budget = self.lcfg.chain_budget_tokens
         with result.trace.step("chains", budget=budget) as info:
-            result.chains, used = self._chains(query, result, budget)
-            info.update(count=len(result.chains), tokens=used, sample=result.chains[:2])
+            score = {s.chunk_id: s.score for s in result.ranking}
+            paths = _paths(expanded, links, score)
+            result.chains, used = self._chains(query, paths[:MAX_CHAINS], budget)
+            info.update(
+                relations=len(expanded) + len(links),
+                count=len(result.chains),
+                tokens=used,
+                sample=result.chains[:2],
+            )
 
-    @staticmethod
-    def _paths(result: RetrievalResult) -> list[tuple[list[str], list[tuple[str, ...]]]]:
-        """(nodes, edge labels) of every kept relation, best end score first, one per set of
-        chunks (A→B and B→A between two anchors are one relation)."""
-        links = [h for h in result.trace.hops if "node" in h]
-        parent = {h["node"]: h for h in links if not h.get("link")}
-        score = {s.chunk_id: s.score for s in result.ranking}
-        best: dict[frozenset[str], tuple[float, list[str], list[tuple[str, ...]]]] = {}
-        for h in links:
-            nodes, labels = [h["node"]], [tuple(h["kinds"])]
-            cur = h["parent"]
-            while cur is not None and cur not in nodes:
-                nodes.append(cur)
-                up = parent.get(cur)
-                if up is None:
-                    break
-                labels.append(tuple(up["kinds"]))
-                cur = up["parent"]
-            nodes.reverse()
-            labels.reverse()
-            key, s = frozenset(nodes), score.get(h["node"], 0.0)
-            if key not in best or (s, nodes) > (best[key][0], best[key][1]):
-                best[key] = (s, nodes, labels)
-        ordered = sorted(best.values(), key=lambda p: (-p[0], p[1]))
-        return [(nodes, labels) for _, nodes, labels in ordered]
-
-    def _chains(self, query: Query, result: RetrievalResult, budget: int) -> tuple[list[str], int]:
-        paths = self._paths(result)[:MAX_CHAINS]
+    def _chains(self, query: Query, paths: list[Path], budget: int) -> tuple[list[str], int]:
         ids = list(dict.fromkeys(c for nodes, _ in paths for c in nodes))
         views = {v.id: v for v in self.engine.store.get_chunks(ids)}
         titles = " ".join(v.title for v in views.values())
@@ -533,41 +514,67 @@ class LiteragRetriever(Retriever):
         return chains, used
 
     def _evidence(self, query: Query, views: Sequence[ChunkView], context: str) -> dict[str, str]:
-        """Each chunk's sentence most similar to the question. Candidates are the sentences
-        sharing most words with the question and the chain's titles (a chunk's relation to
-        the next hop is usually stated in the sentence naming it); uncached candidates of all
-        chunks are embedded in one batch."""
+        """Each chunk's sentence most similar to the question. The candidates are the
+        sentences sharing most words with the question and the chain's titles (a chunk's
+        relation to the next hop is usually stated in the sentence naming it); only ties are
+        embedded, all chunks' in one batch, because embedding sentences is the one costly
+        step of a LiteRAG query (≈10 ms a sentence on two busy cores)."""
         analyzer = self.engine.analyzer
         wanted = set(query.tokens) | set(analyzer.tokens(context))
         candidates: dict[str, list[str]] = {}
         for v in views:
             sentences = split_sentences(v.text) or [v.text]
             overlap = [len(wanted & set(analyzer.tokens(s))) for s in sentences]
-            order = sorted(range(len(sentences)), key=lambda i: (-overlap[i], i))
-            candidates[v.id] = [sentences[i] for i in order[:EVIDENCE_CANDIDATES]]
+            top = max(overlap)
+            ties = [s for s, n in zip(sentences, overlap, strict=True) if n == top]
+            candidates[v.id] = ties[:EVIDENCE_CANDIDATES]
+        ambiguous = list(dict.fromkeys(s for c in candidates.values() if len(c) > 1 for s in c))
         with self._sentence_lock:
             cache = self._sentence_vectors
-            missing = list(
-                dict.fromkeys(
-                    s for c in candidates.values() if len(c) > 1 for s in c if s not in cache
-                )
-            )
+            missing = [s for s in ambiguous if s not in cache]
             if missing:
-                for s, vec in zip(missing, self.engine.embedder.encode(missing), strict=True):
-                    cache[s] = vec
-                while len(cache) > SENTENCE_CACHE:
-                    cache.popitem(last=False)
-            vectors = {s: cache[s] for c in candidates.values() if len(c) > 1 for s in c}
+                cache.update(zip(missing, self.engine.embedder.encode(missing), strict=True))
+            vectors = {s: cache[s] for s in ambiguous}
+            for s in ambiguous:
+                cache.move_to_end(s)
+            while len(cache) > SENTENCE_CACHE:
+                cache.popitem(last=False)
         out = {}
         for cid, sentences in candidates.items():
-            best = max(
-                sentences,
-                key=lambda s: float(vectors[s] @ query.embedding) if s in vectors else 0.0,
-            )
+            best = sentences[0]
+            if len(sentences) > 1:
+                best = max(sentences, key=lambda s: float(vectors[s] @ query.embedding))
             words = best.split()
             cut = len(words) > EVIDENCE_WORDS
             out[cid] = " ".join(words[:EVIDENCE_WORDS]) + (" …" if cut else "")
         return out
+
+
+Path = tuple[list[str], list[tuple[str, ...]]]  # chunks, edge labels between consecutive ones
+
+
+def _paths(expanded: list[Reach], links: list[Reach], score: dict[str, float]) -> list[Path]:
+    """Each kept relation as its path from the anchor, best end score first, one per set of
+    chunks (A→B and B→A between two anchors are one relation)."""
+    first = {r.node: r for r in expanded}
+    best: dict[frozenset[str], tuple[float, list[str], list[tuple[str, ...]]]] = {}
+    for r in expanded + links:
+        nodes, labels = [r.node], [r.labels]
+        cur = r.parent
+        while cur is not None and cur not in nodes:
+            nodes.append(cur)
+            up = first.get(cur)
+            if up is None:
+                break
+            labels.append(up.labels)
+            cur = up.parent
+        nodes.reverse()
+        labels.reverse()
+        key, s = frozenset(nodes), score.get(r.node, 0.0)
+        if key not in best or (s, nodes) > best[key][:2]:
+            best[key] = (s, nodes, labels)
+    ordered = sorted(best.values(), key=lambda p: (-p[0], p[1]))
+    return [(nodes, labels) for _, nodes, labels in ordered]
 
 
 def _name(view: ChunkView) -> str:

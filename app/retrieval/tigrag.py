@@ -60,7 +60,7 @@ class TigragRetriever(Retriever):
             hop_linked = sorted({d for docs in entities.values() for d in docs})
             expanded = f"{query.text} {' '.join(entities)}"
             with trace.step("hop embeddings", hop=hop, n=len(entities)):
-                vectors = self.engine.embedder.encode([f"{query.text} {e}" for e in entities])
+                vectors = self._hop_vectors(query, list(entities))
             tokens = self.engine.analyzer.tokens(expanded)
             result = self._round(tokens, vectors, hop_linked, trace, hop=hop)
             trace.hops.append(
@@ -68,6 +68,13 @@ class TigragRetriever(Retriever):
             )
             _merge_max(merged, result)
         return sorted(merged.values(), key=lambda s: -s.score)
+
+    def _hop_vectors(self, query: Query, entities: list[str]) -> np.ndarray:
+        """The rerank set {M(q ⊕ e)}: embedded jointly, or as M(q) + M(e) (cheaper)."""
+        if self.tcfg.hop_rerank == "joint":
+            return self.engine.embedder.encode([f"{query.text} {e}" for e in entities])
+        vectors = self.engine.embedder.encode(entities) + query.embedding[None, :]
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
     def _token_weights(self, tokens: list[str], trace: Trace, hop: int) -> dict[str, float]:
         seeds = {t: 1.0 for t in dict.fromkeys(tokens) if self.engine.has_token(t)}
