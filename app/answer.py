@@ -74,8 +74,8 @@ def citations_in(text: str, n_chunks: int) -> list[int]:
 
 
 def extractive_answer(engine: Engine, result: RetrievalResult) -> Answer:
-    """The sentences of the context most similar to the question (cosine of MiniLM
-    embeddings plus word overlap), in context order, each with its chunk number."""
+    """The best sentence of each of the most relevant chunks (cosine of MiniLM embeddings
+    plus word overlap with the question), in context order, each with its chunk number."""
     if not result.context:
         return Answer("No indexed passage matches this question.", [])
     sentences: list[tuple[int, str]] = []
@@ -92,8 +92,14 @@ def extractive_answer(engine: Engine, result: RetrievalResult) -> Answer:
         overlap = len(words & q_words) / max(len(q_words), 1)
         rank_prior = 1.0 / (1.0 + 0.1 * (n - 1))
         scores.append(float(np.dot(v, q_vec)) + 0.3 * overlap + 0.05 * rank_prior)
-    best = sorted(np.argsort(scores)[::-1][:EXTRACTIVE_SENTENCES])
-    chosen = [sentences[i] for i in best]
+    # One sentence per chunk: a multi-hop answer spans passages (the bridge passage names
+    # the entity, another holds the fact), so the best sentence of each chunk competes.
+    best_of: dict[int, int] = {}
+    for i, (n, _) in enumerate(sentences):
+        if n not in best_of or scores[i] > scores[best_of[n]]:
+            best_of[n] = i
+    top = sorted(best_of.values(), key=lambda i: -scores[i])[:EXTRACTIVE_SENTENCES]
+    chosen = [sentences[i] for i in sorted(top)]
     text = " ".join(f"{s} [{n}]" for n, s in chosen)
     return Answer(text, sorted({n for n, _ in chosen}), extractive=True, evidence=chosen)
 

@@ -13,6 +13,7 @@ from app.engine import Engine
 from app.llm import chat_model
 from app.retrieval.base import RetrievalResult
 from app.settings import Settings
+from app.ui.subgraph import subgraph_cypher
 
 
 def result_payload(result: RetrievalResult, ans: Answer) -> dict[str, Any]:
@@ -38,6 +39,7 @@ def result_payload(result: RetrievalResult, ans: Answer) -> dict[str, Any]:
             for n, c in enumerate(result.context, start=1)
         ],
         "chains": result.chains,
+        "cypher": subgraph_cypher([c.id for c in result.context]),
         "context_tokens": result.context_tokens,
         "trace": result.trace.as_dict(),
     }

@@ -62,6 +62,7 @@ PROPAGATION_SHARE = 0.75  # relevance = share · propagated + (1 − share) · o
 RELATION_BOOST = {"CITES": 1.0}  # typed kinds whose own weight may stand in for RELATED's
 SAME_COMMUNITY_DISCOUNT = 0.25  # hub penalty multiplier inside the community reached from
 SUPPORT_WEIGHT = 0.1  # score × (1 + weight · log(distinct anchors that kept the chunk))
+HUB_EXCESS = True
 PAD_FACTOR = 0.5  # pooled chunks that were not kept rank below kept ones of equal score
 ENTITY_WEIGHT = 0.7  # an entity-name match counts this much of a title match, at most
 MAX_NGRAM = 6  # longest query n-gram compared with names, in words
@@ -83,6 +84,7 @@ LABEL_ORDER = (
 LABELS_SHOWN = 2
 MAX_CHAINS = 8  # paths whose evidence is computed (the token budget may bind first)
 EVIDENCE_CANDIDATES = 3  # most sentences of one chunk embedded to break an overlap tie
+EVIDENCE_BATCH = 4  # most sentences embedded per query (later ties keep their first)
 EVIDENCE_WORDS = 60
 SENTENCE_CACHE = 4096
 
@@ -99,7 +101,8 @@ def hub_factor(degree: float, mean_degree: float, penalty: float, same_community
     """1 / (1 + p·log(1 + degree / mean degree)): relative, so only real hubs lose much;
     p shrinks inside the community the path comes from."""
     p = penalty * (SAME_COMMUNITY_DISCOUNT if same_community else 1.0)
-    return 1.0 / (1.0 + p * math.log1p(degree / max(mean_degree, 1e-9)))
+    ratio = degree / max(mean_degree, 1e-9)
+    return 1.0 / (1.0 + p * (math.log(max(ratio, 1.0)) if HUB_EXCESS else math.log1p(ratio)))
 
 
 def support_boost(score: float, support: int) -> float:
@@ -522,12 +525,15 @@ class LiteragRetriever(Retriever):
         analyzer = self.engine.analyzer
         wanted = set(query.tokens) | set(analyzer.tokens(context))
         candidates: dict[str, list[str]] = {}
-        for v in views:
+        room = EVIDENCE_BATCH
+        for v in views:  # best chains' chunks first, so they get the embedding room
             sentences = split_sentences(v.text) or [v.text]
             overlap = [len(wanted & set(analyzer.tokens(s))) for s in sentences]
             top = max(overlap)
             ties = [s for s, n in zip(sentences, overlap, strict=True) if n == top]
-            candidates[v.id] = ties[:EVIDENCE_CANDIDATES]
+            ties = ties[: min(EVIDENCE_CANDIDATES, room)] or ties[:1]
+            room -= len(ties) if len(ties) > 1 else 0
+            candidates[v.id] = ties
         ambiguous = list(dict.fromkeys(s for c in candidates.values() if len(c) > 1 for s in c))
         with self._sentence_lock:
             cache = self._sentence_vectors

@@ -7,7 +7,7 @@ Given relevance s(c) for a candidate set, pick chunks under a budget B:
      where Prox is spectral proximity to the selected set, ClusterGain / DocGain reward a
      community / document not yet covered, Red is the max cosine to what is selected;
   3. backfill: any budget left goes to the next most relevant chunks that fit.
-The output ranks selected chunks first (in selection order), then the rest by relevance.
+The output ranks the selected chunks first, then the rest; each group by relevance.
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def budgeted(
         ]
         picked = select(cands, cfg, cfg.budget_tokens, trace)
         info.update(selected=len(picked), tokens=trace.tokens_used)
-    selected = [head[i] for i in picked]
+    selected = sorted((head[i] for i in picked), key=lambda s: -s.score)
     for s in selected:
         s.signals["selected"] = 1.0
     rest = [s for i, s in enumerate(head) if i not in set(picked)]

@@ -1,7 +1,7 @@
 """SpectRAG: hybrid seeding, graph expansion, relevance diffusion plus spectral proximity,
 and token-budgeted selection.
 
-  1. seeds: RRF over FAISS, BM25 and utility-question matching (K ≫ k);
+  1. seeds: RRF over FAISS, BM25, utility-question matching and title linking (K ≫ k);
   2. candidates: the seeds' neighbourhood in the RELATED graph, two hops, strongest edges
      first, capped at 200 chunks;
   3. relevance: query cosine and seed rank, diffused by personalised PageRank over the
@@ -54,7 +54,10 @@ class SpectragRetriever(Retriever):
         """Hybrid seeds by RRF over dense, BM25 and utility-question matching."""
         k_seed = self.cfg.spectrag.seed_k
         with trace.step("hybrid seeding", k=k_seed) as info:
+            links = self.engine.links
+            linked = [links.first_chunk[d] for d in links.find(query.text)]
             rankings = {
+                "linked": [(c, 1.0) for c in linked],
                 "dense": self.engine.dense.search(query.embedding, k_seed),
                 "bm25": self.engine.lexical.top_k(query.tokens, k_seed) if query.tokens else [],
                 "utility": self.engine.utility.top_k(query.tokens, k_seed) if query.tokens else [],

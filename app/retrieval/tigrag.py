@@ -125,11 +125,12 @@ class TigragRetriever(Retriever):
             cut = int(np.searchsorted(mass, cfg.pool_mass * mass[-1])) + 1 if len(mass) else 0
             cut = max(min(cut, cfg.pool_max), min(cfg.pool_min, len(order)))
             info.update(candidates=len(candidates), pool=cut, linked=len(linked))
-        if hop == 0:
-            trace.candidates, trace.pool = len(candidates), cut + len(linked)
         top_rho = float(rho[order[0]]) if len(order) else 1.0
         norm = {lexical.chunk_ids[i]: float(rho[i]) / top_rho for i in order[: cfg.pool_max]}
         pool_ids = list(dict.fromkeys([*linked, *(lexical.chunk_ids[i] for i in order[:cut])]))
+        if hop == 0:
+            trace.candidates = len(set(linked) | {lexical.chunk_ids[i] for i in candidates})
+            trace.pool = len(pool_ids)
         out: dict[str, ScoredChunk] = {}
         with trace.step("rerank", hop=hop, pool=len(pool_ids)):
             cos = self._cosine(pool_ids, rerank) if cfg.rerank else np.zeros(len(pool_ids))

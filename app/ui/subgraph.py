@@ -10,6 +10,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import cypher
 from graph.base import GraphStore
 from graph.types import EDGE_KINDS, ChunkEdge
 
@@ -50,12 +51,7 @@ class Node:
 def subgraph_cypher(ids: Sequence[str]) -> str:
     """Paste into Neo4j Browser (the `:param` line first) to see exactly this subgraph."""
     literal = json.dumps(list(dict.fromkeys(ids)), ensure_ascii=False)
-    return (
-        f":param ids => {literal}\n"
-        "MATCH (a:Chunk)-[r]-(b:Chunk)\n"
-        "WHERE a.id IN $ids AND b.id IN $ids\n"
-        "RETURN a, r, b"
-    )
+    return f":param ids => {literal}\n{cypher.load('retrieval_subgraph')}"
 
 
 def edges_among(

@@ -1,0 +1,183 @@
+"""The query layer on a small real index: every mode, traces, budgets, bad questions,
+langchain-core documents, answers with citations (extractive and through a chat model)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from app.answer import answer, parse_generation
+from app.engine import Engine
+from app.llm import OpenAICompatibleChat
+from app.overrides import with_overrides
+from app.retrieval import mode_names
+from app.retrieval.base import BadQuestion
+from app.retrieval.fusion import rrf, weighted
+from app.retrieval.langchain import NeoragRetriever
+from app.services import index_dir, store_path
+from app.settings import Settings
+from graph.embedded.store import EmbeddedStore
+from ingest.runner import run_ingest
+from tests.ingest.corpora import write_corpus
+
+QUESTION = "When did Lothair II's mother die?"
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    tmp = tmp_path_factory.mktemp("retrieval")
+    root = write_corpus(tmp / "docs", "A2")
+    settings = Settings(data_dir=tmp / "data")
+    with EmbeddedStore(store_path(settings)) as store:
+        run_ingest(root, store, settings.ingest, settings.algorithms, index_dir(settings))
+    return settings
+
+
+@pytest.fixture(scope="module")
+def engine(settings: Settings) -> Iterator[Engine]:
+    e = Engine(settings)
+    yield e
+    e.close()
+
+
+def test_fusion_by_hand() -> None:
+    fused = rrf({"a": [("x", 9.0), ("y", 1.0)], "b": [("y", 5.0), ("z", 4.0)]}, k=60)
+    assert [s.chunk_id for s in fused] == ["y", "x", "z"]
+    assert fused[0].score == pytest.approx(1 / 62 + 1 / 61)
+    assert fused[0].signals == {"a": 1.0, "b": 5.0}
+    w = weighted({"a": [("x", 10.0), ("y", 0.0)], "b": [("y", 2.0)]}, {"a": 1.0, "b": 0.5})
+    assert [(s.chunk_id, s.score) for s in w] == [("x", 1.0), ("y", 0.5)]
+
+
+@pytest.mark.parametrize("mode", mode_names())
+def test_every_mode_finds_both_hops(engine: Engine, mode: str) -> None:
+    result = engine.retriever(mode).retrieve(QUESTION, top_k=5)
+    docs = result.doc_ranking()[:5]
+    assert "p4" in docs  # Lothair II
+    if mode not in ("bm25",):
+        assert "p5" in docs, docs  # Ermengarde of Tours: the second hop
+    assert result.context and result.trace.steps and result.trace.total_ms > 0
+    assert result.trace.mode == mode
+
+
+def test_tigrag_trace_shows_its_work(engine: Engine) -> None:
+    result = engine.retriever("tigrag").retrieve(QUESTION, top_k=5)
+    t = result.trace
+    assert t.seeds == ["lothair"]  # "mother" and "die" do not occur in this corpus
+    assert t.expanded_tokens and abs(sum(t.expanded_tokens.values()) - 1.0) < 1e-3
+    assert t.candidates >= t.pool > 0
+    assert t.hops and t.hops[0]["entities"]
+    names = [s.name for s in t.steps]
+    assert names[:3] == ["title linking", "token ppr", "candidate scoring"]
+    top = result.ranking[0]
+    assert {"rho", "cosine"} <= set(top.signals)
+
+
+def test_spectrag_stays_within_budget(settings: Settings) -> None:
+    for budget in (120, 600):
+        s = with_overrides(settings, {"retrieval.spectrag.budget_tokens": budget})
+        e = Engine(s)
+        result = e.retriever("spectrag").retrieve(QUESTION)
+        assert 0 < result.context_tokens <= budget
+        assert result.trace.budget == budget and result.trace.tokens_used == result.context_tokens
+        e.close()
+
+
+def test_bad_questions_are_clear(engine: Engine) -> None:
+    r = engine.retriever("default")
+    with pytest.raises(BadQuestion, match="empty"):
+        r.retrieve("   \n ")
+    long = r.retrieve("Lothair " * 2000)
+    assert any("truncated" in n for n in long.trace.notes)
+    stop = r.retrieve("what is the of and to")
+    assert any("no searchable words" in n for n in stop.trace.notes)
+    unknown = r.retrieve("zyxwvut qwertyuiop")
+    assert any("none of the question's words" in n for n in unknown.trace.notes)
+    before = engine.store.status()
+    cypher_like = r.retrieve("MATCH (n) DETACH DELETE n RETURN n")
+    assert cypher_like.trace.mode == "default"
+    assert engine.store.status() == before
+
+
+def test_langchain_retriever_documents(settings: Settings) -> None:
+    retriever = NeoragRetriever.from_settings(settings, mode="tigrag", top_k=3)
+    docs = retriever.invoke(QUESTION)
+    assert 1 <= len(docs) <= 3
+    meta = docs[0].metadata
+    assert {"chunk_id", "doc_id", "title", "section_path", "score", "signals", "community"} <= set(
+        meta
+    )
+    assert meta["rank"] == 1 and docs[0].page_content
+
+
+def test_extractive_answer_cites_context(engine: Engine) -> None:
+    result = engine.retriever("default").retrieve(QUESTION)
+    ans = answer(engine, result)
+    assert ans.extractive and ans.citations
+    assert all(1 <= n <= len(result.context) for n in ans.citations)
+    for n, sentence in ans.evidence:  # verbatim from the chunk it cites
+        assert sentence in result.context[n - 1].text and f"{sentence} [{n}]" in ans.text
+    cited_docs = {result.context[n - 1].doc_id for n in ans.citations}
+    assert {"p4", "p5"} <= cited_docs  # both hops: Lothair II and his mother's passage
+
+
+class _Chat(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        _Chat.seen = body
+        reply = "Lothair II's mother is Ermengarde of Tours [2].\nAnswer: 20 March 851 [2]"
+        data = json.dumps({"choices": [{"message": {"content": reply}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_generated_answer_through_a_chat_endpoint(engine: Engine) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Chat)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        model = OpenAICompatibleChat(
+            base_url=f"http://127.0.0.1:{server.server_address[1]}/v1", model="m"
+        )
+        result = engine.retriever("default").retrieve(QUESTION)
+        ans = answer(engine, result, model)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert ans.text == "20 March 851 [2]" and ans.citations == [2] and not ans.extractive
+    prompt = _Chat.seen["messages"][1]["content"]
+    assert "[1]" in prompt and QUESTION in prompt
+    assert "Answer:" in _Chat.seen["messages"][0]["content"]
+    assert parse_generation("no marker [9]", 3).citations == []
+
+
+def test_ask_cli_json(settings: Settings) -> None:
+    env = dict(os.environ, NEORAG_DATA_DIR=str(settings.data_dir), NEORAG_BACKEND="embedded")
+    out = subprocess.run(
+        [sys.executable, "-m", "app.cli", "ask", QUESTION, "--json", "--mode", "tigrag"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    payload = json.loads(out.stdout)
+    assert payload["mode"] == "tigrag" and payload["citations"]
+    assert payload["trace"]["steps"] and payload["answer"]["text"]
+    assert "MATCH (a:Chunk)" in payload["cypher"]
+    empty = subprocess.run(
+        [sys.executable, "-m", "app.cli", "ask", ""], env=env, capture_output=True, text=True
+    )
+    assert empty.returncode == 2 and "empty" in empty.stderr and "Traceback" not in empty.stderr
