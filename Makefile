@@ -11,6 +11,7 @@ PYTHON ?= python3.11
 CACHE ?= $(HOME)/.cache/neorag
 export NEORAG_CACHE := $(CACHE)
 LOCK_KEY := $(shell sha1sum requirements.lock | cut -c1-12)
+PROJECT_KEY := $(shell cat requirements.lock pyproject.toml | sha1sum | cut -c1-12)
 DEPS := $(CACHE)/deps-$(LOCK_KEY)
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -25,24 +26,28 @@ help:
 	@echo "make neo4j-start | neo4j-stop | neo4j-status   a local Neo4j + GDS for NEORAG_BACKEND=neo4j (bolt 7687, browser 7474)"
 	@echo "make lint    ruff;  make bench / make eval   benchmarks and the evaluation harness"
 
-$(DEPS)/.complete: requirements.lock
+# The directory name carries the lock file's hash, so existence is the whole test (a fresh
+# clone's newer file times must not trigger a rebuild). Built aside and renamed into place,
+# so a concurrent run never sees a half-installed environment.
+$(DEPS)/.complete:
 	@command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 1; }
-	rm -rf $(DEPS)
-	$(PYTHON) -m venv $(DEPS)
-	$(DEPS)/bin/python -m pip install --quiet --upgrade pip
-	$(DEPS)/bin/python -m pip install --quiet -r requirements.lock
-	touch $@
+	rm -rf $(DEPS).building
+	$(PYTHON) -m venv $(DEPS).building
+	$(DEPS).building/bin/python -m pip install --quiet --upgrade pip
+	$(DEPS).building/bin/python -m pip install --quiet -r requirements.lock
+	touch $(DEPS).building/.complete
+	rm -rf $(DEPS) && mv $(DEPS).building $(DEPS)
 
 deps: $(DEPS)/.complete
 
-$(VENV)/.installed-$(LOCK_KEY): $(DEPS)/.complete pyproject.toml
+$(VENV)/.installed-$(PROJECT_KEY): | $(DEPS)/.complete
 	rm -rf $(VENV)
 	$(PYTHON) -m venv --without-pip $(VENV)
 	echo "$(abspath $(DEPS))/$(SITE)" > $(VENV)/$(SITE)/neorag-deps.pth
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
-install: $(VENV)/.installed-$(LOCK_KEY)
+install: $(VENV)/.installed-$(PROJECT_KEY)
 
 neo4j-assemble:
 	@ops/neo4j/assemble.sh >/dev/null

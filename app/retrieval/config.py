@@ -49,7 +49,7 @@ class SpectragConfig(BaseModel):
     d_document: float = 0.15
     lam_redundancy: float = 0.5
     rho_length: float = Field(0.3, ge=0.0, le=1.0)
-    diffusion_weight: float = Field(0.5, ge=0.0, le=1.0)
+    diffusion_weight: float = Field(0.3, ge=0.0, le=1.0)
 
 
 class LiteragConfig(BaseModel):

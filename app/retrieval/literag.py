@@ -39,6 +39,7 @@ import weakref
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -62,7 +63,7 @@ PROPAGATION_SHARE = 0.75  # relevance = share · propagated + (1 − share) · o
 RELATION_BOOST = {"CITES": 1.0}  # typed kinds whose own weight may stand in for RELATED's
 SAME_COMMUNITY_DISCOUNT = 0.25  # hub penalty multiplier inside the community reached from
 SUPPORT_WEIGHT = 0.1  # score × (1 + weight · log(distinct anchors that kept the chunk))
-HUB_EXCESS = True
+CAP = 0
 PAD_FACTOR = 0.5  # pooled chunks that were not kept rank below kept ones of equal score
 ENTITY_WEIGHT = 0.7  # an entity-name match counts this much of a title match, at most
 MAX_NGRAM = 6  # longest query n-gram compared with names, in words
@@ -98,11 +99,11 @@ def threshold(strength: float, floor: float, ratio: float) -> float:
 
 
 def hub_factor(degree: float, mean_degree: float, penalty: float, same_community: bool) -> float:
-    """1 / (1 + p·log(1 + degree / mean degree)): relative, so only real hubs lose much;
-    p shrinks inside the community the path comes from."""
+    """1 / (1 + p·log(max(1, degree / mean degree))): chunks of up to average degree keep
+    everything (log(1 + degree) would also damp them, so every hop would lose); p shrinks
+    inside the community the path comes from."""
     p = penalty * (SAME_COMMUNITY_DISCOUNT if same_community else 1.0)
-    ratio = degree / max(mean_degree, 1e-9)
-    return 1.0 / (1.0 + p * (math.log(max(ratio, 1.0)) if HUB_EXCESS else math.log1p(ratio)))
+    return 1.0 / (1.0 + p * math.log(max(degree / max(mean_degree, 1e-9), 1.0)))
 
 
 def support_boost(score: float, support: int) -> float:
@@ -115,8 +116,7 @@ def trigrams(text: str) -> frozenset[str]:
 
 
 def dice(a: frozenset[str], b: frozenset[str]) -> float:
-    """2|A∩B| / (|A|+|B|) over character trigrams: the set analogue of difflib's ratio 2M/T,
-    which lets a prefix filter find candidates without comparing every name."""
+    """2|A∩B| / (|A|+|B|) over character trigrams (the set analogue of difflib's 2M/T)."""
     return 2.0 * len(a & b) / (len(a) + len(b)) if a or b else 0.0
 
 
@@ -131,35 +131,52 @@ def edge_labels(edges: Iterable[tuple[str, str, str, float]], src: str) -> tuple
 
 class NameIndex:
     """Normalised names (titles, entity names) → the chunks they identify, with a weight per
-    chunk, and fuzzy lookup by trigram Dice.
+    chunk, and fuzzy lookup: difflib's ratio ≥ r, searched through a trigram index.
 
-    A prefix filter keeps lookups cheap: a name with Dice ≥ r against the query's trigram set
-    A shares at least ⌈r|A|/(2−r)⌉ of A's trigrams, so it holds one of A's rarest
-    |A| − ⌈r|A|/(2−r)⌉ + 1 trigrams; only their postings are verified."""
+    Running difflib against every name for every query n-gram would take seconds on a large
+    corpus. Instead one bincount over the query trigrams' postings gives every name's trigram
+    Dice at once, and only names of compatible length (difflib's ratio is at most
+    2·min(a, b)/(a + b)) with Dice ≥ 3r − 2 go to difflib: one edit costs a short name about
+    1/len of its ratio but up to 3/len of its Dice, so that floor keeps the names that can
+    reach ratio r (in practice; it is not a bound)."""
 
     def __init__(self, names: dict[str, dict[str, float]]) -> None:
         self.names = sorted(names)
         self.chunks = [tuple(sorted(names[n].items())) for n in self.names]
-        self.grams = [trigrams(n) for n in self.names]
         self.exact = {n: i for i, n in enumerate(self.names)}
         postings: dict[str, list[int]] = defaultdict(list)
-        for i, grams in enumerate(self.grams):
+        sizes = []
+        for i, name in enumerate(self.names):
+            grams = trigrams(name)
+            sizes.append(len(grams))
             for g in grams:
                 postings[g].append(i)
-        self.postings = dict(postings)
+        self.postings = {g: np.asarray(ids, dtype=np.int64) for g, ids in postings.items()}
+        self.sizes = np.asarray(sizes, dtype=np.float64)
+        self.lengths = np.asarray([len(n) for n in self.names], dtype=np.int64)
 
     def lookup(self, text: str, min_ratio: float) -> list[tuple[int, float]]:
-        """(name index, similarity) of every name at least `min_ratio` similar to `text`."""
+        """(name index, difflib ratio) of the names at least `min_ratio` similar to `text`."""
         if text in self.exact:
             return [(self.exact[text], 1.0)]
         grams = trigrams(text)
-        need = math.ceil(min_ratio * len(grams) / (2.0 - min_ratio) - 1e-9)
-        rare = sorted(grams, key=lambda g: (len(self.postings.get(g, ())), g))
-        candidates: set[int] = set()
-        for g in rare[: max(1, len(grams) - need + 1)]:
-            candidates.update(self.postings.get(g, ()))
-        scored = ((i, dice(grams, self.grams[i])) for i in sorted(candidates))
-        return [(i, s) for i, s in scored if s >= min_ratio]
+        hits = [self.postings[g] for g in grams if g in self.postings]
+        if not hits:
+            return []
+        shared = np.bincount(np.concatenate(hits), minlength=len(self.names))
+        floor = max(3.0 * min_ratio - 2.0, 1e-9)
+        close = (2.0 * shared / (len(grams) + self.sizes) >= floor) & (
+            self.lengths * (2.0 - min_ratio) >= len(text) * min_ratio
+        )
+        close &= len(text) * (2.0 - min_ratio) >= self.lengths * min_ratio
+        found = []
+        matcher = SequenceMatcher(autojunk=False)
+        matcher.set_seq2(text)
+        for i in np.flatnonzero(close).tolist():
+            matcher.set_seq1(self.names[i])
+            if matcher.quick_ratio() >= min_ratio and (ratio := matcher.ratio()) >= min_ratio:
+                found.append((i, ratio))
+        return found
 
 
 @dataclass(slots=True)
@@ -310,7 +327,7 @@ class LiteragRetriever(Retriever):
 
     def _fuzzy(self, query: Query, tables: GraphTables) -> dict[str, float]:
         """Chunks whose document title or an entity name matches a query n-gram (exactly or
-        with trigram Dice ≥ fuzzy_min_ratio), scored similarity × the name's weight there."""
+        with difflib ratio ≥ fuzzy_min_ratio), scored ratio × the name's weight there."""
         words = self.engine.analyzer.all_words(query.text)
         stop = stopwords()
         out: dict[str, float] = {}
@@ -463,7 +480,10 @@ class LiteragRetriever(Retriever):
                 # Anchors rank by their own strength: anchors linking to each other mostly
                 # resemble each other, which says nothing about a chain through them.
                 support = len(r.support) if r.parent is not None else 1
-                ranking.append(ScoredChunk(r.node, support_boost(r.relevance, support), signals))
+                score = support_boost(r.relevance, support)
+                if CAP and r.parent is not None:
+                    score = min(score, reaches[r.anchor].relevance * CAP)
+                ranking.append(ScoredChunk(r.node, score, signals))
             ranking += [
                 ScoredChunk(s.chunk_id, PAD_FACTOR * s.score, s.signals | {"padded": 1.0})
                 for s in pool
@@ -484,8 +504,7 @@ class LiteragRetriever(Retriever):
         self._local.relations = ([], [])
         budget = self.lcfg.chain_budget_tokens
         with result.trace.step("chains", budget=budget) as info:
-            score = {s.chunk_id: s.score for s in result.ranking}
-            paths = _paths(expanded, links, score)
+            paths = _paths(expanded, links)
             result.chains, used = self._chains(query, paths[:MAX_CHAINS], budget)
             info.update(
                 relations=len(expanded) + len(links),
@@ -527,8 +546,10 @@ class LiteragRetriever(Retriever):
         candidates: dict[str, list[str]] = {}
         room = EVIDENCE_BATCH
         for v in views:  # best chains' chunks first, so they get the embedding room
+            # A chunk's own title is in its opening sentence, not in its relations.
+            words = wanted - set(analyzer.tokens(v.title))
             sentences = split_sentences(v.text) or [v.text]
-            overlap = [len(wanted & set(analyzer.tokens(s))) for s in sentences]
+            overlap = [len(words & set(analyzer.tokens(s))) for s in sentences]
             top = max(overlap)
             ties = [s for s, n in zip(sentences, overlap, strict=True) if n == top]
             ties = ties[: min(EVIDENCE_CANDIDATES, room)] or ties[:1]
@@ -559,9 +580,9 @@ class LiteragRetriever(Retriever):
 Path = tuple[list[str], list[tuple[str, ...]]]  # chunks, edge labels between consecutive ones
 
 
-def _paths(expanded: list[Reach], links: list[Reach], score: dict[str, float]) -> list[Path]:
-    """Each kept relation as its path from the anchor, best end score first, one per set of
-    chunks (A→B and B→A between two anchors are one relation)."""
+def _paths(expanded: list[Reach], links: list[Reach]) -> list[Path]:
+    """Each kept relation as its path from the anchor, most relevant last step first, one per
+    set of chunks (A→B and B→A between two anchors are one relation)."""
     first = {r.node: r for r in expanded}
     best: dict[frozenset[str], tuple[float, list[str], list[tuple[str, ...]]]] = {}
     for r in expanded + links:
@@ -576,7 +597,7 @@ def _paths(expanded: list[Reach], links: list[Reach], score: dict[str, float]) -
             cur = up.parent
         nodes.reverse()
         labels.reverse()
-        key, s = frozenset(nodes), score.get(r.node, 0.0)
+        key, s = frozenset(nodes), r.relevance
         if key not in best or (s, nodes) > best[key][:2]:
             best[key] = (s, nodes, labels)
     ordered = sorted(best.values(), key=lambda p: (-p[0], p[1]))

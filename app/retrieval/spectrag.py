@@ -83,12 +83,15 @@ class SpectragRetriever(Retriever):
             info["candidates"] = len(candidates)
         trace.candidates = len(candidates)
         with trace.step("relevance diffusion") as info:
-            ppr = self.engine.store.chunk_ppr(
-                {c: 1.0 for c in list(seed_score)[: max(5, len(seed_score) // 4)]},
-                candidates,
-                self.engine.settings.algorithms,
+            sources = list(seed_score)[: max(5, len(seed_score) // 4)]
+            algorithms = self.engine.settings.algorithms
+            ppr = self.engine.store.chunk_ppr({c: 1.0 for c in sources}, candidates, algorithms)
+            # Only what flowed in over edges counts as support: each source starts with the
+            # restart mass 1 − d, which says nothing about how connected it is.
+            restart = 1.0 - algorithms.ppr_damping
+            diffusion = _norm(
+                {c: max(0.0, s - (restart if c in sources else 0.0)) for c, s in ppr.items()}
             )
-            diffusion = _norm(ppr)
             info["diffused"] = len(ppr)
         with trace.step("scoring"):
             vectors = self.engine.dense.vectors(candidates)
@@ -97,7 +100,10 @@ class SpectragRetriever(Retriever):
             scored = []
             for i, c in enumerate(candidates):
                 base = 0.5 * float(cos[i]) + 0.5 * seed_score.get(c, 0.0)
-                rel = (1 - w) * base + w * diffusion.get(c, 0.0)
+                # Diffusion lifts what the graph connects to the seeds (bridges); it does
+                # not reorder the seeds, whose own evidence is already in `base`.
+                lift = w * diffusion.get(c, 0.0) if c not in seed_score else 0.0
+                rel = base + lift
                 signals = {
                     "cosine": float(cos[i]),
                     "seed": seed_score.get(c, 0.0),

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -23,11 +25,9 @@ from app.retrieval.literag import (
     LiteragRetriever,
     NameIndex,
     Reach,
-    dice,
     graph_tables,
     hub_factor,
     threshold,
-    trigrams,
 )
 from app.services import index_dir, store_path
 from app.settings import Settings
@@ -130,15 +130,13 @@ def test_two_hop_question_reaches_the_bridge_and_explains_it(index: Index) -> No
     dense = docs(DenseRetriever(index.engine).retrieve(TWO_HOP, top_k=5))
     assert ranked.index("castelbruno") <= dense.index("castelbruno")
 
-    kinds = (*EDGE_KINDS, "CITED_BY", "PREV", "RELATED")
-    linked = [
-        c
-        for c in result.chains
-        if "Mara Velloni" in c and "Castelbruno" in c and any(f"{k}→" in c for k in kinds)
-    ]
+    heads = {c.split(': "', 1)[0]: c for c in result.chains}
+    kinds = "|".join((*EDGE_KINDS, "CITED_BY", "PREV", "RELATED"))
+    step = re.compile(rf"^Mara Velloni —(?:{kinds})(?:\+(?:{kinds}))*→ Castelbruno$")
+    linked = [c for head, c in heads.items() if step.match(head)]
     assert linked, result.chains
-    assert "—CITES→" in linked[0] or "CITES+" in linked[0]  # Mara's passage names the town
-    assert '"' in linked[0]  # carries evidence sentences
+    assert "CITES" in linked[0]  # Mara's passage names the town
+    assert "Aldric of Torre founded it" in linked[0]  # the town's sentence closest to the question
 
 
 def test_trace_reports_every_stage(index: Index) -> None:
@@ -221,7 +219,8 @@ def test_threshold_follows_anchor_strength_between_floor_and_one() -> None:
 
 def test_hub_penalty_is_milder_inside_the_community() -> None:
     assert hub_factor(0, 5.0, 0.5, same_community=False) == 1.0
-    assert hub_factor(40, 5.0, 0.5, False) < hub_factor(4, 5.0, 0.5, False) < 1.0
+    assert hub_factor(5, 5.0, 0.5, False) == 1.0  # up to the mean degree: no penalty
+    assert hub_factor(40, 5.0, 0.5, False) < hub_factor(10, 5.0, 0.5, False) < 1.0
     assert hub_factor(40, 5.0, 0.5, False) < hub_factor(40, 5.0, 0.5, True) < 1.0
     assert hub_factor(40, 5.0, 0.0, False) == 1.0
 
@@ -261,16 +260,14 @@ def test_hub_penalty_lowers_a_hubs_rank() -> None:
     assert apart["hub"] < together["hub"] < apart["leaf"] == together["leaf"]
 
 
-def test_fuzzy_lookup_matches_brute_force() -> None:
+def test_fuzzy_lookup_matches_difflib_on_every_name() -> None:
     names = ["lothair ii", "ermengarde of tours", "castelbruno", "orvanto", "the heart of doreon"]
     index = NameIndex({n: {n: 1.0} for n in names})
     queries = ["lothair ii", "lothaire ii", "castelbrunno", "heart of doreon", "orvieto", "tours"]
-    for query, ratio in itertools.product(queries, (0.6, 0.85)):
-        brute = {
-            names.index(n): dice(trigrams(query), trigrams(n))
-            for n in names
-            if dice(trigrams(query), trigrams(n)) >= ratio
-        }
-        assert dict(index.lookup(query, ratio)) == pytest.approx(brute), (query, ratio)
-    assert index.lookup("lothaire ii", 0.85)[0][0] == names.index("lothair ii")
+    for query, ratio in itertools.product(queries, (0.7, 0.85)):
+        brute = {n: SequenceMatcher(None, n, query, autojunk=False).ratio() for n in names}
+        expected = {n: sim for n, sim in brute.items() if sim >= ratio}
+        found = {index.names[i]: sim for i, sim in index.lookup(query, ratio)}
+        assert found == pytest.approx(expected), (query, ratio)
+    assert [index.names[i] for i, _ in index.lookup("lothaire ii", 0.85)] == ["lothair ii"]
     assert index.lookup("orvieto", 0.85) == []
