@@ -15,9 +15,27 @@ from pydantic import SecretStr
 from graph.config import Neo4jConfig
 
 REPO = Path(__file__).resolve().parents[1]
-DATASETS = REPO.parent / "shared" / "datasets"
-if not DATASETS.exists():
-    DATASETS = Path(os.environ.get("NEORAG_DATASETS", "/work/shared/datasets"))
+
+
+def _find_datasets() -> Path:
+    """The shared evaluation datasets: $NEORAG_DATASETS, else ../shared/datasets beside the
+    checkout, else the workplace's /work/shared/datasets (CI clones elsewhere)."""
+    candidates = [REPO.parent / "shared" / "datasets", Path("/work/shared/datasets")]
+    if os.environ.get("NEORAG_DATASETS"):
+        candidates.insert(0, Path(os.environ["NEORAG_DATASETS"]))
+    return next((p for p in candidates if p.is_dir()), candidates[0])
+
+
+DATASETS = _find_datasets()
+
+
+def dataset_file(*parts: str) -> Path:
+    """A file of the shared datasets; tests that need one fail (not skip) without it."""
+    path = DATASETS.joinpath(*parts)
+    if not path.is_file():
+        pytest.fail(f"{path} is missing: set NEORAG_DATASETS to the shared datasets folder")
+    return path
+
 
 _neo4j_outcomes: Counter[str] = Counter()
 

@@ -11,21 +11,28 @@
      propagated, partly its own query cosine) reaches θ = min(1, max(floor, ratio × strength
      of the path's anchor)): a confident anchor admits only neighbours nearly as good as
      itself, a weak one still admits clear matches;
-  3. hubs: propagation into a chunk is damped by its RELATED degree relative to the mean
-     degree, half as much inside the community it was reached from (a hub of its own topic is
-     often a real bridge; one linking across topics is usually noise);
-  4. ranking: relevance × (1 + w·log support), support = distinct anchors whose paths kept
-     the chunk; then the pooled chunks that were not kept, so the ranking reaches ≥ k;
+  3. hubs: propagation into a chunk of above-average RELATED degree is damped, a quarter as
+     much inside the community it was reached from (a hub of its own topic is often the
+     bridge a question asks for; one linking across topics is usually noise);
+  4. ranking: kept chunks by relevance × (1 + w·log support), support = distinct anchors
+     whose paths kept the chunk, never above their path's anchor; then the pooled chunks
+     that were not kept, so the ranking reaches ≥ k;
   5. chains (`_finish`): each kept path anchor → … → chunk as titles joined by the typed edge
      kinds between consecutive chunks, with each chunk's sentence closest to the question,
-     best first, within `chain_budget_tokens`. The kept paths travel in `trace.hops`.
+     most relevant first, within `chain_budget_tokens`.
 
-Why the edge weight is not RELATED alone: RELATED's fusion weights come from SpectRAG, where
-similarity dominates (SEMANTIC .30, CITES .083), so a passage's citation of the entity a
-question hops through (the film's director, the song's performer) is usually its weakest
-RELATED edge. Here the weight is max(RELATED / the chunk's strongest RELATED, CITES weight):
-on the 2Wiki slice this moves recall@5 from 86.8 to 88.2 and recall@10 from 89.7 to 93.4
-(README, LiteRAG). Set RELATION_BOOST empty for RELATED-only propagation.
+Measured choices (recall@2/@5 on the full 2wiki-dev, musique-200, hotpotqa-200 indexes):
+- the edge weight is max(RELATED / the chunk's strongest RELATED, CITES weight), not RELATED
+  alone: RELATED's fusion weights come from SpectRAG, where similarity dominates (SEMANTIC
+  .30, CITES .083), so the citation a question hops through (a film's director, a song's
+  performer) is usually a passage's weakest RELATED edge. 2Wiki R@5 82.2 → 87.0, the others
+  within ±1.4;
+- support: every weight tried (0.05 to 0.5) lowered R@2 on all three sets (0.1: −1.3, −1.2,
+  −4.2), because the chunks many anchors reach are mostly the generic ones linking the
+  question's candidates; so SUPPORT_WEIGHT ships at 0 and support is reported in the signals;
+- a kept chunk never ranks above the anchor its path starts from (its evidence is no
+  stronger than that start): within ±0.4 without a support boost, R@2 +0.7, +3.3, +3.8 with
+  one (weight 0.1).
 
 Per-graph tables (fuzzy name index, communities, degrees) are built once per graph version
 and shared by every LiteRAG retriever of one engine.
@@ -62,8 +69,7 @@ POOL_DEPTH = 50  # FAISS and BM25 hits pooled as anchor candidates
 PROPAGATION_SHARE = 0.75  # relevance = share · propagated + (1 − share) · own cosine
 RELATION_BOOST = {"CITES": 1.0}  # typed kinds whose own weight may stand in for RELATED's
 SAME_COMMUNITY_DISCOUNT = 0.25  # hub penalty multiplier inside the community reached from
-SUPPORT_WEIGHT = 0.1  # score × (1 + weight · log(distinct anchors that kept the chunk))
-CAP = 0
+SUPPORT_WEIGHT = 0.0  # score × (1 + weight · log support); measured best at 0 (see above)
 PAD_FACTOR = 0.5  # pooled chunks that were not kept rank below kept ones of equal score
 ENTITY_WEIGHT = 0.7  # an entity-name match counts this much of a title match, at most
 MAX_NGRAM = 6  # longest query n-gram compared with names, in words
@@ -279,6 +285,7 @@ class LiteragRetriever(Retriever):
         return self.cfg.literag
 
     def _retrieve(self, query: Query, trace: Trace, k: int) -> list[ScoredChunk]:
+        self._local.relations = ([], [])
         if len(self.engine.dense) == 0:
             trace.notes.append("the index is empty: nothing to anchor on")
             return []
@@ -472,17 +479,21 @@ class LiteragRetriever(Retriever):
             signals_of = {s.chunk_id: s.signals for s in pool}
             ranking = []
             for r in reaches.values():
-                signals = signals_of.get(r.node, {}) | {
-                    "relevance": r.relevance,
-                    "support": float(len(r.support)),
-                    "hop": float(r.hop),
-                }
+                signals = (
+                    signals_of.get(r.node, {})
+                    | {
+                        "relevance": r.relevance,
+                        "support": float(len(r.support)),
+                        "hop": float(r.hop),
+                    }
+                    | ({"theta": r.theta} if r.parent is not None else {})
+                )
                 # Anchors rank by their own strength: anchors linking to each other mostly
                 # resemble each other, which says nothing about a chain through them.
                 support = len(r.support) if r.parent is not None else 1
                 score = support_boost(r.relevance, support)
-                if CAP and r.parent is not None:
-                    score = min(score, reaches[r.anchor].relevance * CAP)
+                if r.parent is not None:  # never above the anchor its evidence starts from
+                    score = min(score, reaches[r.anchor].relevance)
                 ranking.append(ScoredChunk(r.node, score, signals))
             ranking += [
                 ScoredChunk(s.chunk_id, PAD_FACTOR * s.score, s.signals | {"padded": 1.0})

@@ -16,8 +16,9 @@ from scipy import sparse
 
 from graph.base import TermMatrix
 from graph.lexical import Bm25Params, LexicalIndex
+from tests.conftest import DATASETS
 
-CORPUS_2WIKI = Path(__file__).resolve().parents[3] / "shared/datasets/2wiki-dev/corpus.jsonl"
+CORPUS_2WIKI = DATASETS / "2wiki-dev" / "corpus.jsonl"
 
 # "the" is in more than half the documents (negative raw idf → ε floor), "fox" repeats
 # inside a document, and the last document is empty (it still counts in N and avgdl).
@@ -163,7 +164,6 @@ def test_params_are_used():
     assert np.allclose(index.scores(["the", "fox"]), expected)
 
 
-@pytest.mark.skipif(not CORPUS_2WIKI.exists(), reason="shared 2wiki dataset not present")
 def test_scores_equal_rank_bm25_on_2wiki_passages():
     tokenize = re.compile(r"\w+").findall
     with CORPUS_2WIKI.open(encoding="utf-8") as fh:

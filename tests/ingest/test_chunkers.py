@@ -6,7 +6,6 @@ import re
 import time
 from itertools import pairwise
 from math import ceil
-from pathlib import Path
 
 import pytest
 
@@ -14,8 +13,9 @@ from ingest.chunkers import ChunkText, cached_token_counter, chunk_document, chu
 from ingest.config import ChunkingConfig
 from ingest.loaders import LinkSpan, LoadedDocument, Section, parse_markdown, scan
 from ingest.sentences import sentence_spans, split_sentences
+from tests.conftest import DATASETS, dataset_file
 
-CORPUS_2WIKI = Path(__file__).resolve().parents[3] / "shared/datasets/2wiki-dev/corpus.jsonl"
+CORPUS_2WIKI = DATASETS / "2wiki-dev" / "corpus.jsonl"
 NAMES = [
     "Alder", "Birch", "Cedar", "Dogwood", "Elm", "Fir", "Ginkgo", "Hazel", "Ironwood",
     "Juniper", "Kapok", "Larch", "Maple", "Nutmeg", "Oak", "Pine", "Quince", "Rowan",
@@ -284,8 +284,7 @@ def test_cached_counter_gives_identical_chunks() -> None:
 
 
 def test_2wiki_corpus_chunks_quickly_with_sentence_windows() -> None:
-    if not CORPUS_2WIKI.exists():
-        pytest.skip(f"dataset not present at {CORPUS_2WIKI}")
+    dataset_file("2wiki-dev", "corpus.jsonl")
     docs = [d for d in scan(CORPUS_2WIKI, 20 * 1024 * 1024) if isinstance(d, LoadedDocument)]
     assert len(docs) == 6119
     started = time.perf_counter()

@@ -15,9 +15,10 @@ import pytest
 
 from ingest import loaders
 from ingest.loaders import LoadedDocument, Section, SkippedFile, scan, scanned_sources
+from tests.conftest import DATASETS, dataset_file
 
 LIMIT = 1024 * 1024
-CORPUS_2WIKI = Path(__file__).resolve().parents[3] / "shared/datasets/2wiki-dev/corpus.jsonl"
+CORPUS_2WIKI = DATASETS / "2wiki-dev" / "corpus.jsonl"
 
 
 def load(path: Path, limit: int = LIMIT) -> tuple[list[LoadedDocument], list[SkippedFile]]:
@@ -456,8 +457,7 @@ def test_broken_pdf_is_skipped(tmp_path: Path) -> None:
 
 
 def test_real_2wiki_lines_load(tmp_path: Path) -> None:
-    if not CORPUS_2WIKI.exists():
-        pytest.skip(f"dataset not present at {CORPUS_2WIKI}")
+    dataset_file("2wiki-dev", "corpus.jsonl")
     with CORPUS_2WIKI.open(encoding="utf-8") as handle:
         lines = [next(handle) for _ in range(5)]
     (tmp_path / "corpus.jsonl").write_text("".join(lines))
