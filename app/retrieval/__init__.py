@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 def _registry() -> dict[str, type[Retriever]]:
     from app.retrieval.baselines import Bm25Retriever, DenseRetriever, HybridRetriever
     from app.retrieval.composed import TigragSpectragRetriever
+    from app.retrieval.literag import LiteragRetriever
     from app.retrieval.spectrag import SpectragRetriever
     from app.retrieval.tigrag import TigragRetriever
 
@@ -22,6 +23,7 @@ def _registry() -> dict[str, type[Retriever]]:
         "tigrag": TigragRetriever,
         "spectrag": SpectragRetriever,
         "tigrag-spectrag": TigragSpectragRetriever,
+        "literag": LiteragRetriever,
         "dense": DenseRetriever,
         "bm25": Bm25Retriever,
         "hybrid": HybridRetriever,
