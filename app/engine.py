@@ -53,6 +53,7 @@ class Engine:
         self.lexical: LexicalIndex
         self.utility: LexicalIndex
         self.links: TitleLinks
+        self.indexed: frozenset[str] = frozenset()
         self._vocab: dict[str, int] = {}
         self.refresh()
 
@@ -72,6 +73,7 @@ class Engine:
                 self.store, index_dir(self.settings), key, self.analyzer
             )
             self.dense, self.lexical, self.utility = found.dense, found.lexical, found.utility
+            self.indexed = frozenset(self.dense.ids)
             self._vocab = {t: i for i, t in enumerate(self.lexical.vocabulary)}
             self.links = TitleLinks(self.store.document_titles(), self.analyzer)
             self._key = key

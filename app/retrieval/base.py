@@ -126,7 +126,10 @@ class Retriever(ABC):
         if not query.tokens and not query.text:
             ranking: list[ScoredChunk] = []
         else:
-            ranking = self._retrieve(query, trace, k)
+            # Only chunks of the published index: during a re-ingest the store may already
+            # hold some new documents; they appear once the ingest publishes them.
+            indexed = self.engine.indexed
+            ranking = [s for s in self._retrieve(query, trace, k) if s.chunk_id in indexed]
         with trace.step("fetch context"):
             context = self._select(query, ranking, trace, k)
         trace.tokens_used = sum(c.n_tokens for c in context)

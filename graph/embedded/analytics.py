@@ -12,6 +12,7 @@ from graph.algorithms.spectral import spectral_coordinates
 from graph.base import AnalyticsReport
 from graph.communities import guard, summarize
 from graph.config import AlgorithmConfig
+from graph.embedded.memory import PUBLISHED_KEY
 
 if TYPE_CHECKING:
     from graph.embedded.store import EmbeddedStore
@@ -23,6 +24,7 @@ def run_chunk_analytics(store: EmbeddedStore, cfg: AlgorithmConfig) -> Analytics
     ids, adj = graph.ids, graph.adj
     if not ids:
         store.write_communities({}, [])
+        store.set_meta(PUBLISHED_KEY, str(store.graph_version()))
         return report
 
     t0 = time.perf_counter()
@@ -43,4 +45,5 @@ def run_chunk_analytics(store: EmbeddedStore, cfg: AlgorithmConfig) -> Analytics
     coords = spectral_coordinates(adj, cfg.spectral_dimension)
     store.write_vectors("spectral", dict(zip(ids, coords, strict=True)))
     report.seconds["spectral"] = round(time.perf_counter() - t0, 3)
+    store.set_meta(PUBLISHED_KEY, str(store.graph_version()))
     return report

@@ -17,6 +17,8 @@ from scipy import sparse
 from graph.algorithms.ppr import PprOperator
 from graph.config import AlgorithmConfig
 
+PUBLISHED_KEY = "published_version"
+
 if TYPE_CHECKING:
     from graph.embedded.store import EmbeddedStore
 
@@ -46,7 +48,10 @@ class MemoryGraphs:
         self._chunks: _ChunkGraph | None = None
 
     def token_graph(self) -> _TokenGraph:
-        version = self._store.graph_version()
+        """Pinned to the version the last completed ingest published (as GDS projections
+        are), so queries during a re-ingest keep using one whole graph."""
+        published = self._store.get_meta(PUBLISHED_KEY)
+        version = int(published) if published else self._store.graph_version()
         with self._lock:
             if self._tokens is None or self._tokens.version != version:
                 texts, adj = self._store.token_graph()

@@ -54,22 +54,26 @@ class GdsAnalytics:
                 self.client.graph.drop(name, fail_if_missing=False)
         self._known.clear()
 
-    def projection(self, kind: str) -> str:
-        """The catalog name of the current `tokens` or `chunks` projection, projecting it
-        (and dropping older versions) if the graph changed since."""
+    def projection(self, kind: str, *, refresh: bool = False) -> str:
+        """The catalog name of the published `tokens` or `chunks` projection.
+
+        Queries use the projection the last completed ingest published, so a re-ingest in
+        progress (whose batches bump the graph version) never makes queries re-project.
+        `refresh=True` (the analytics stage after an ingest) projects the graph as it is
+        now, publishes it and drops older versions. A published projection that vanished
+        (server restart) is projected again on first use."""
+        meta_key = f"gds_projection_{kind}"
+        if not refresh:
+            if kind in self._known:
+                return self._known[kind]
+            published = self.store.get_meta(meta_key)
+            if published and published in self._catalog():
+                self._known[kind] = published
+                return published
         version = self.store.content_version() if kind == "tokens" else self.store.graph_version()
         name = self._name(kind, version)
-        if self._known.get(kind) == name:
-            return name
         with self._lock:
             catalog = self._catalog()
-            stale = [
-                n
-                for n in catalog
-                if n.startswith(f"{PREFIX}{kind}_{self.store.cfg.database}_v") and n != name
-            ]
-            for old in stale:
-                self.client.graph.drop(old, fail_if_missing=False)
             if name not in catalog:
                 t0 = time.perf_counter()
                 try:
@@ -78,6 +82,11 @@ class GdsAnalytics:
                     if "already exists" not in str(exc):
                         raise
                 self.last_projection_seconds[kind] = round(time.perf_counter() - t0, 3)
+            self.store.set_meta(meta_key, name)
+            prefix = f"{PREFIX}{kind}_{self.store.cfg.database}_v"
+            for old in catalog:
+                if old.startswith(prefix) and old != name:
+                    self.client.graph.drop(old, fail_if_missing=False)
             self._known[kind] = name
         return name
 
@@ -141,8 +150,8 @@ class GdsAnalytics:
     def run_chunk_analytics(self, cfg: AlgorithmConfig) -> AnalyticsReport:
         report = AnalyticsReport()
         t0 = time.perf_counter()
-        self.projection("tokens")
-        name = self.projection("chunks")
+        self.projection("tokens", refresh=True)
+        name = self.projection("chunks", refresh=True)
         report.seconds["projection"] = round(time.perf_counter() - t0, 3)
         ids = self.store.chunk_ids()
         if not ids:
