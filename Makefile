@@ -81,8 +81,11 @@ lint: install
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
-bench: install
-	$(PY) bench/ingest_bench.py
+bench: install neo4j-assemble
+	@ops/bench.sh
+
+eval: install neo4j-assemble
+	@ops/eval.sh
 
 lock:
 	rm -rf /tmp/neorag-lock && $(PYTHON) -m venv /tmp/neorag-lock
