@@ -63,6 +63,9 @@ def connect(cfg: Neo4jConfig) -> tuple[Driver, str]:
             auth=(cfg.user, cfg.password.get_secret_value()),
             connection_timeout=cfg.connection_timeout,
             max_transaction_retry_time=cfg.connection_timeout,
+            # "label does not exist" and similar notices on an empty database are noise to
+            # a user; real problems arrive as errors.
+            notifications_min_severity="OFF",
         )
     except (ValueError, ConfigurationError) as exc:
         raise BackendUnavailable(f"invalid NEO4J_URI {cfg.uri!r}: {exc}") from None
