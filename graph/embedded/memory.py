@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
+from graph.adjacency import from_edges
 from graph.algorithms.ppr import PprOperator
 from graph.config import AlgorithmConfig
 
@@ -66,17 +67,7 @@ class MemoryGraphs:
             if self._chunks is None or self._chunks.version != version:
                 ids = self._store.chunk_ids()
                 index = {c: i for i, c in enumerate(ids)}
-                edges = self._store.related_edges()
-                n = len(ids)
-                if edges:
-                    src = np.fromiter((index[e.src] for e in edges), np.int64, len(edges))
-                    dst = np.fromiter((index[e.dst] for e in edges), np.int64, len(edges))
-                    w = np.fromiter((e.weight for e in edges), np.float64, len(edges))
-                    adj = sparse.coo_matrix(
-                        (np.r_[w, w], (np.r_[src, dst], np.r_[dst, src])), shape=(n, n)
-                    ).tocsr()
-                else:
-                    adj = sparse.csr_matrix((n, n))
+                adj = from_edges(index, self._store.related_edges())
                 self._chunks = _ChunkGraph(version, ids, index, adj)
             return self._chunks
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
+from graph.adjacency import symmetric
 from graph.base import AnalyticsReport, GraphStore, TermMatrix
 from graph.config import AlgorithmConfig
 from graph.embedded.memory import MemoryGraphs
@@ -440,18 +441,10 @@ class EmbeddedStore(GraphStore):
         texts = [t for _, t in vocab_rows]
         index = {tid: j for j, (tid, _) in enumerate(vocab_rows)}
         rows = self._rows("SELECT a, b, weight FROM cooccurs")
-        n = len(texts)
-        if not rows:
-            return texts, sparse.csr_matrix((n, n))
-        a, b, w = (np.asarray(x) for x in zip(*rows, strict=True))
-        ia = np.fromiter((index[x] for x in a), np.int64, len(a))
-        ib = np.fromiter((index[x] for x in b), np.int64, len(b))
-        w = w.astype(np.float64)
-        adj = sparse.coo_matrix(
-            (np.concatenate([w, w]), (np.concatenate([ia, ib]), np.concatenate([ib, ia]))),
-            shape=(n, n),
-        )
-        return texts, adj.tocsr()
+        ia = np.fromiter((index[r[0]] for r in rows), np.int64, len(rows))
+        ib = np.fromiter((index[r[1]] for r in rows), np.int64, len(rows))
+        w = np.fromiter((r[2] for r in rows), np.float64, len(rows))
+        return texts, symmetric(len(texts), ia, ib, w)
 
     def related_edges(self) -> list[ChunkEdge]:
         return [

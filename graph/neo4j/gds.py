@@ -15,10 +15,10 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from graphdatascience import GraphDataScience
 from neo4j.exceptions import ClientError
 
+from graph.adjacency import from_edges
 from graph.algorithms.spectral import spectral_coordinates
 from graph.base import AnalyticsReport
 from graph.communities import guard, summarize
@@ -192,7 +192,7 @@ class GdsAnalytics:
 
         t0 = time.perf_counter()
         index = {c: i for i, c in enumerate(ids)}
-        adj = _adjacency(index, self.store.related_edges())
+        adj = from_edges(index, self.store.related_edges())
         coords = spectral_coordinates(adj, cfg.spectral_dimension)
         self.store.write_vectors("spectral", dict(zip(ids, coords, strict=True)))
         report.seconds["spectral"] = round(time.perf_counter() - t0, 3)
@@ -207,17 +207,3 @@ def _relabel(assignment: dict[str, int]) -> dict[str, int]:
         members.setdefault(community, []).append(chunk)
     order = sorted(members.values(), key=lambda cs: (-len(cs), min(cs)))
     return {chunk: new for new, cs in enumerate(order) for chunk in cs}
-
-
-def _adjacency(index: dict[str, int], edges: Sequence[Any]) -> Any:
-    from scipy import sparse
-
-    n = len(index)
-    if not edges:
-        return sparse.csr_matrix((n, n))
-    src = np.fromiter((index[e.src] for e in edges), np.int64, len(edges))
-    dst = np.fromiter((index[e.dst] for e in edges), np.int64, len(edges))
-    w = np.fromiter((e.weight for e in edges), np.float64, len(edges))
-    return sparse.coo_matrix(
-        (np.r_[w, w], (np.r_[src, dst], np.r_[dst, src])), shape=(n, n)
-    ).tocsr()

@@ -17,6 +17,7 @@ from neo4j import ManagedTransaction, RoutingControl
 from scipy import sparse
 
 import cypher
+from graph.adjacency import symmetric
 from graph.base import AnalyticsReport, GraphStore, TermMatrix
 from graph.config import AlgorithmConfig, Neo4jConfig
 from graph.neo4j.connection import connect, translate
@@ -404,14 +405,10 @@ class Neo4jStore(GraphStore):
         texts = sorted(r["text"] for r in self.read("all_tokens"))
         index = {t: i for i, t in enumerate(texts)}
         rows = self.read("cooccurs_rows")
-        n = len(texts)
-        if not rows:
-            return texts, sparse.csr_matrix((n, n))
         a = np.fromiter((index[r["a"]] for r in rows), np.int64, len(rows))
         b = np.fromiter((index[r["b"]] for r in rows), np.int64, len(rows))
         w = np.fromiter((r["weight"] for r in rows), np.float64, len(rows))
-        adj = sparse.coo_matrix((np.r_[w, w], (np.r_[a, b], np.r_[b, a])), shape=(n, n))
-        return texts, adj.tocsr()
+        return texts, symmetric(len(texts), a, b, w)
 
     def related_edges(self) -> list[ChunkEdge]:
         return [

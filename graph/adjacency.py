@@ -1,0 +1,28 @@
+"""Undirected weighted graphs as symmetric CSR matrices: the input of every in-process
+algorithm. Each stored edge (a, b, w) becomes A[a, b] = A[b, a] = w, which is what a GDS
+UNDIRECTED projection traverses."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from scipy import sparse
+
+from graph.types import ChunkEdge
+
+
+def symmetric(n: int, a: np.ndarray, b: np.ndarray, w: np.ndarray) -> sparse.csr_matrix:
+    if len(a) == 0:
+        return sparse.csr_matrix((n, n))
+    w = np.asarray(w, dtype=np.float64)
+    coo = sparse.coo_matrix((np.r_[w, w], (np.r_[a, b], np.r_[b, a])), shape=(n, n))
+    return coo.tocsr()
+
+
+def from_edges(index: Mapping[str, int], edges: Sequence[ChunkEdge]) -> sparse.csr_matrix:
+    """Chunk edges over the nodes of `index` (chunk id → row)."""
+    a = np.fromiter((index[e.src] for e in edges), np.int64, len(edges))
+    b = np.fromiter((index[e.dst] for e in edges), np.int64, len(edges))
+    w = np.fromiter((e.weight for e in edges), np.float64, len(edges))
+    return symmetric(len(index), a, b, w)
