@@ -1,6 +1,6 @@
 """Markdown tables for the README from `neorag eval --json` files.
 
-    python bench/results_table.py bench/out/eval-*.json
+python bench/results_table.py bench/out/eval-*.json
 """
 
 from __future__ import annotations

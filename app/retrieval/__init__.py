@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 def _registry() -> dict[str, type[Retriever]]:
     from app.retrieval.baselines import Bm25Retriever, DenseRetriever, HybridRetriever
-    from app.retrieval.composed import TigragSpectragRetriever
+    from app.retrieval.composed import TigragLiteragRetriever, TigragSpectragRetriever
     from app.retrieval.literag import LiteragRetriever
     from app.retrieval.spectrag import SpectragRetriever
     from app.retrieval.tigrag import TigragRetriever
@@ -24,13 +24,14 @@ def _registry() -> dict[str, type[Retriever]]:
         "spectrag": SpectragRetriever,
         "tigrag-spectrag": TigragSpectragRetriever,
         "literag": LiteragRetriever,
+        "tigrag+literag": TigragLiteragRetriever,
         "dense": DenseRetriever,
         "bm25": Bm25Retriever,
         "hybrid": HybridRetriever,
     }
 
 
-DEFAULT_MODE = "tigrag"
+DEFAULT_MODE = "tigrag+literag"
 
 
 def mode_names() -> list[str]:
