@@ -19,6 +19,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from graph.base import GraphStore  # noqa: E402 - after the path set-up
+from graph.config import AlgorithmConfig  # noqa: E402
+
 
 class _StoreOnly:
     """What app.retrieval.spectrag.expand needs of an engine."""
@@ -27,7 +30,9 @@ class _StoreOnly:
         self.store = store
 
 
-def candidate_ppr_latencies(store, seeds, cfg) -> list[float]:  # noqa: ANN001
+def candidate_ppr_latencies(
+    store: GraphStore, seeds: list[dict[str, float]], cfg: AlgorithmConfig
+) -> list[float]:
     """SpectRAG's diffusion step: PPR over the RELATED subgraph induced by ~200 candidates
     (BM25 top 40 of the question, expanded two hops), seeded by the top 10."""
     from app.retrieval.spectrag import expand
