@@ -122,7 +122,7 @@ class Retriever(ABC):
         t0 = time.perf_counter()
         trace = Trace(mode=self.name, question=question)
         query = self._validate(question, trace)
-        k = top_k or self.cfg.top_k
+        k = top_k or self.default_k()
         if not query.tokens and not query.text:
             ranking: list[ScoredChunk] = []
         else:
@@ -139,6 +139,10 @@ class Retriever(ABC):
         result = RetrievalResult(question, self.name, ranking, context, trace, doc_of=doc_of)
         self._finish(query, result)
         return result
+
+    def default_k(self) -> int:
+        """How many chunks of context the mode gives when the caller does not say."""
+        return self.cfg.top_k
 
     def _validate(self, question: str, trace: Trace) -> Query:
         if not isinstance(question, str):

@@ -23,7 +23,7 @@ from app.retrieval.base import Query, Retriever, ScoredChunk, Trace
 from app.retrieval.config import TigragConfig
 
 POOL_FLOOR = 0.5  # candidates outside the pool rank below every pooled chunk
-MAX_HOP_ENTITIES = 6
+MAX_HOP_ENTITIES = 4
 
 
 class TigragRetriever(Retriever):
@@ -32,6 +32,9 @@ class TigragRetriever(Retriever):
     @property
     def tcfg(self) -> TigragConfig:
         return self.cfg.tigrag
+
+    def default_k(self) -> int:
+        return self.tcfg.beta
 
     def _retrieve(self, query: Query, trace: Trace, k: int) -> list[ScoredChunk]:
         links = self.engine.links
