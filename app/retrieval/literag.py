@@ -17,9 +17,9 @@
   4. ranking: kept chunks by relevance × (1 + w·log support), support = distinct anchors
      whose paths kept the chunk, never above their path's anchor; then the pooled chunks
      that were not kept, so the ranking reaches ≥ k;
-  5. chains (`_finish`): each kept path anchor → … → chunk as titles joined by the typed edge
-     kinds between consecutive chunks, with each chunk's sentence closest to the question,
-     most relevant first, within `chain_budget_tokens`.
+  5. chains (`_finish`, written by `literag_chains`): each kept path anchor → … → chunk as
+     titles joined by the typed edge kinds between consecutive chunks, with each chunk's
+     sentence closest to the question, most relevant first, within `chain_budget_tokens`.
 
 Measured choices (recall@2/@5 on the full 2wiki-dev, musique-200, hotpotqa-200 indexes):
 - the edge weight is max(RELATED / the chunk's strongest RELATED, CITES weight), not RELATED
@@ -34,32 +34,52 @@ Measured choices (recall@2/@5 on the full 2wiki-dev, musique-200, hotpotqa-200 i
   stronger than that start): within ±0.4 without a support boost, R@2 +0.7, +3.3, +3.8 with
   one (weight 0.1).
 
-Per-graph tables (fuzzy name index, communities, degrees) are built once per graph version
-and shared by every LiteRAG retriever of one engine.
+Per-graph tables (fuzzy name index, communities, degrees; in `literag_tables`) are built once
+per graph version and shared by every LiteRAG retriever of one engine.
 """
 
 from __future__ import annotations
 
 import math
 import threading
-import weakref
-from collections import Counter, OrderedDict, defaultdict
-from collections.abc import Iterable, Sequence
+from collections import defaultdict
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from app.retrieval.base import Query, RetrievalResult, Retriever, ScoredChunk, Trace
 from app.retrieval.config import LiteragConfig
-from graph.types import EDGE_KINDS, RELATED, ChunkView
-from ingest.runner import DERIVED_KEY
-from ingest.sentences import split_sentences
+from app.retrieval.literag_chains import MAX_CHAINS, ChainWriter, chain_paths, edge_labels
+from app.retrieval.literag_tables import (
+    GraphTables,
+    NameIndex,
+    build_tables,
+    dice,
+    graph_tables,
+    trigrams,
+)
+from graph.types import EDGE_KINDS, RELATED
 from ingest.tokens import stopwords
 
 if TYPE_CHECKING:
     from app.engine import Engine
+
+__all__ = [
+    "GraphTables",
+    "LiteragRetriever",
+    "NameIndex",
+    "Reach",
+    "build_tables",
+    "dice",
+    "edge_labels",
+    "graph_tables",
+    "hub_factor",
+    "support_boost",
+    "threshold",
+    "trigrams",
+]
+
 
 # Anchor strength = Σ weight · signal (weights sum to 1, so strength is in [0, 1]). Meaning
 # leads; exact and fuzzy name matches carry most of the rest (multi-hop questions name their
@@ -71,29 +91,7 @@ RELATION_BOOST = {"CITES": 1.0}  # typed kinds whose own weight may stand in for
 SAME_COMMUNITY_DISCOUNT = 0.25  # hub penalty multiplier inside the community reached from
 SUPPORT_WEIGHT = 0.0  # score × (1 + weight · log support); measured best at 0 (see above)
 PAD_FACTOR = 0.5  # pooled chunks that were not kept rank below kept ones of equal score
-ENTITY_WEIGHT = 0.7  # an entity-name match counts this much of a title match, at most
 MAX_NGRAM = 6  # longest query n-gram compared with names, in words
-MIN_NAME_CHARS = 3
-NUMERIC_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY"})
-DIRECTED_INVERSE = {"CITES": "CITED_BY", "NEXT": "PREV"}
-# Edge kinds shown in a chain, most telling first (at most LABELS_SHOWN per step).
-LABEL_ORDER = (
-    "CITES",
-    "CITED_BY",
-    "SHARES_ENTITY",
-    "SAME_SECTION",
-    "NEXT",
-    "PREV",
-    "UTILITY",
-    "SEMANTIC",
-    RELATED,
-)
-LABELS_SHOWN = 2
-MAX_CHAINS = 8  # paths whose evidence is computed (the token budget may bind first)
-EVIDENCE_CANDIDATES = 3  # most sentences of one chunk embedded to break an overlap tie
-EVIDENCE_BATCH = 4  # most sentences embedded per query (later ties keep their first)
-EVIDENCE_WORDS = 60
-SENTENCE_CACHE = 4096
 
 TypedEdges = dict[frozenset[str], list[tuple[str, str, str, float]]]  # pair → (kind, src, dst, w)
 
@@ -116,145 +114,6 @@ def support_boost(score: float, support: int) -> float:
     return score * (1.0 + SUPPORT_WEIGHT * math.log(max(support, 1)))
 
 
-def trigrams(text: str) -> frozenset[str]:
-    padded = f" {text} "
-    return frozenset(padded[i : i + 3] for i in range(len(padded) - 2))
-
-
-def dice(a: frozenset[str], b: frozenset[str]) -> float:
-    """2|A∩B| / (|A|+|B|) over character trigrams (the set analogue of difflib's 2M/T)."""
-    return 2.0 * len(a & b) / (len(a) + len(b)) if a or b else 0.0
-
-
-def edge_labels(edges: Iterable[tuple[str, str, str, float]], src: str) -> tuple[str, ...]:
-    """Typed kinds between a pair, read in the direction of travel from `src`, most telling
-    first."""
-    labels = {
-        DIRECTED_INVERSE[k] if k in DIRECTED_INVERSE and a != src else k for k, a, _, _ in edges
-    }
-    return tuple(sorted(labels, key=LABEL_ORDER.index)) or (RELATED,)
-
-
-class NameIndex:
-    """Normalised names (titles, entity names) → the chunks they identify, with a weight per
-    chunk, and fuzzy lookup: difflib's ratio ≥ r, searched through a trigram index.
-
-    Running difflib against every name for every query n-gram would take seconds on a large
-    corpus. Instead one bincount over the query trigrams' postings gives every name's trigram
-    Dice at once, and only names of compatible length (difflib's ratio is at most
-    2·min(a, b)/(a + b)) with Dice ≥ 3r − 2 go to difflib: one edit costs a short name about
-    1/len of its ratio but up to 3/len of its Dice, so that floor keeps the names that can
-    reach ratio r (in practice; it is not a bound)."""
-
-    def __init__(self, names: dict[str, dict[str, float]]) -> None:
-        self.names = sorted(names)
-        self.chunks = [tuple(sorted(names[n].items())) for n in self.names]
-        self.exact = {n: i for i, n in enumerate(self.names)}
-        postings: dict[str, list[int]] = defaultdict(list)
-        sizes = []
-        for i, name in enumerate(self.names):
-            grams = trigrams(name)
-            sizes.append(len(grams))
-            for g in grams:
-                postings[g].append(i)
-        self.postings = {g: np.asarray(ids, dtype=np.int64) for g, ids in postings.items()}
-        self.sizes = np.asarray(sizes, dtype=np.float64)
-        self.lengths = np.asarray([len(n) for n in self.names], dtype=np.int64)
-
-    def lookup(self, text: str, min_ratio: float) -> list[tuple[int, float]]:
-        """(name index, difflib ratio) of the names at least `min_ratio` similar to `text`."""
-        if text in self.exact:
-            return [(self.exact[text], 1.0)]
-        grams = trigrams(text)
-        hits = [self.postings[g] for g in grams if g in self.postings]
-        if not hits:
-            return []
-        shared = np.bincount(np.concatenate(hits), minlength=len(self.names))
-        floor = max(3.0 * min_ratio - 2.0, 1e-9)
-        close = (2.0 * shared / (len(grams) + self.sizes) >= floor) & (
-            self.lengths * (2.0 - min_ratio) >= len(text) * min_ratio
-        )
-        close &= len(text) * (2.0 - min_ratio) >= self.lengths * min_ratio
-        found = []
-        matcher = SequenceMatcher(autojunk=False)
-        matcher.set_seq2(text)
-        for i in np.flatnonzero(close).tolist():
-            matcher.set_seq1(self.names[i])
-            if matcher.quick_ratio() >= min_ratio and (ratio := matcher.ratio()) >= min_ratio:
-                found.append((i, ratio))
-        return found
-
-
-@dataclass(slots=True)
-class GraphTables:
-    """What LiteRAG derives from the whole graph, rebuilt when the graph changes."""
-
-    key: tuple[Any, ...]
-    names: NameIndex
-    community: dict[str, int]
-    community_tokens: dict[int, frozenset[str]]
-    degree: dict[str, int]
-    mean_degree: float
-    lexical_pos: dict[str, int]
-
-
-def build_tables(engine: Engine, key: tuple[Any, ...]) -> GraphTables:
-    ids = list(engine.dense.ids)
-    views = engine.store.get_chunks(ids)
-    norm = engine.analyzer.all_words
-    names: dict[str, dict[str, float]] = defaultdict(dict)
-    for v in views:
-        title = " ".join(norm(v.title))
-        if len(title) >= MIN_NAME_CHARS:
-            names[title][v.id] = 1.0
-    entity_chunks: dict[str, set[str]] = defaultdict(set)
-    for cid, mentions in engine.store.chunk_entities(ids).items():
-        for m in mentions:
-            name = " ".join(norm(m.name))
-            if m.label not in NUMERIC_LABELS and len(name) >= MIN_NAME_CHARS:
-                entity_chunks[name].add(cid)
-    log_n = math.log(len(ids) + 1)
-    for name, chunks in entity_chunks.items():
-        # A mention identifies a chunk less than a title does, and an entity named in many
-        # chunks says little about any one of them.
-        weight = ENTITY_WEIGHT * (1.0 - math.log(len(chunks)) / log_n)
-        for cid in chunks:
-            names[name][cid] = max(names[name].get(cid, 0.0), weight)
-    degree: Counter[str] = Counter()
-    for e in engine.store.neighbours(ids, kinds=[RELATED]):
-        degree[e.src] += 1
-        degree[e.dst] += 1
-    return GraphTables(
-        key=key,
-        names=NameIndex(names),
-        community={v.id: v.community for v in views if v.community is not None},
-        community_tokens={c.id: frozenset(c.top_tokens) for c in engine.store.communities()},
-        degree=dict(degree),
-        mean_degree=sum(degree.values()) / max(len(ids), 1),
-        lexical_pos={c: i for i, c in enumerate(engine.lexical.chunk_ids)},
-    )
-
-
-_TABLES: weakref.WeakKeyDictionary[Engine, GraphTables] = weakref.WeakKeyDictionary()
-_TABLES_LOCK = threading.Lock()
-
-
-def graph_tables(engine: Engine) -> GraphTables:
-    """The engine's tables for the current graph. Communities are written after the version
-    bump, so the derived-index key (set last by ingest) is part of the cache key."""
-    key = (
-        engine.store.graph_version(),
-        engine.store.get_meta(DERIVED_KEY),
-        id(engine.dense),
-        id(engine.lexical),
-    )
-    with _TABLES_LOCK:
-        tables = _TABLES.get(engine)
-        if tables is None or tables.key != key:
-            tables = _TABLES[engine] = build_tables(engine, key)
-    return tables
-
-
 @dataclass(slots=True)
 class Reach:
     """How a chunk was first kept: the path's anchor, the chunk it came from and the edge;
@@ -275,8 +134,7 @@ class LiteragRetriever(Retriever):
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
-        self._sentence_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._sentence_lock = threading.Lock()
+        self._chain_writer = ChainWriter(engine)
         # The kept paths go from `_retrieve` to `_finish` (same call, same thread).
         self._local = threading.local()
 
@@ -515,106 +373,11 @@ class LiteragRetriever(Retriever):
         self._local.relations = ([], [])
         budget = self.lcfg.chain_budget_tokens
         with result.trace.step("chains", budget=budget) as info:
-            paths = _paths(expanded, links)
-            result.chains, used = self._chains(query, paths[:MAX_CHAINS], budget)
+            paths = chain_paths(expanded, links)
+            result.chains, used = self._chain_writer.write(query, paths[:MAX_CHAINS], budget)
             info.update(
                 relations=len(expanded) + len(links),
                 count=len(result.chains),
                 tokens=used,
                 sample=result.chains[:2],
             )
-
-    def _chains(self, query: Query, paths: list[Path], budget: int) -> tuple[list[str], int]:
-        ids = list(dict.fromkeys(c for nodes, _ in paths for c in nodes))
-        views = {v.id: v for v in self.engine.store.get_chunks(ids)}
-        titles = " ".join(v.title for v in views.values())
-        evidence = self._evidence(query, [views[c] for c in ids if c in views], titles)
-        chains: list[str] = []
-        used = 0
-        for nodes, labels in paths:
-            if any(c not in views for c in nodes):
-                continue
-            steps = [_name(views[nodes[0]])]
-            for label, node in zip(labels, nodes[1:], strict=True):
-                steps.append(f"—{'+'.join(label[:LABELS_SHOWN])}→ {_name(views[node])}")
-            quotes = " → ".join(f'"{evidence[c]}"' for c in nodes)
-            chain = f"{' '.join(steps)}: {quotes}"
-            cost = self.engine.embedder.count_tokens(chain)
-            if chain in chains or used + cost > budget:
-                continue
-            chains.append(chain)
-            used += cost
-        return chains, used
-
-    def _evidence(self, query: Query, views: Sequence[ChunkView], context: str) -> dict[str, str]:
-        """Each chunk's sentence most similar to the question. The candidates are the
-        sentences sharing most words with the question and the chain's titles (a chunk's
-        relation to the next hop is usually stated in the sentence naming it); only ties are
-        embedded, all chunks' in one batch, because embedding sentences is the one costly
-        step of a LiteRAG query (≈10 ms a sentence on two busy cores)."""
-        analyzer = self.engine.analyzer
-        wanted = set(query.tokens) | set(analyzer.tokens(context))
-        candidates: dict[str, list[str]] = {}
-        room = EVIDENCE_BATCH
-        for v in views:  # best chains' chunks first, so they get the embedding room
-            # A chunk's own title is in its opening sentence, not in its relations.
-            words = wanted - set(analyzer.tokens(v.title))
-            sentences = split_sentences(v.text) or [v.text]
-            overlap = [len(words & set(analyzer.tokens(s))) for s in sentences]
-            top = max(overlap)
-            ties = [s for s, n in zip(sentences, overlap, strict=True) if n == top]
-            ties = ties[: min(EVIDENCE_CANDIDATES, room)] or ties[:1]
-            room -= len(ties) if len(ties) > 1 else 0
-            candidates[v.id] = ties
-        ambiguous = list(dict.fromkeys(s for c in candidates.values() if len(c) > 1 for s in c))
-        with self._sentence_lock:
-            cache = self._sentence_vectors
-            missing = [s for s in ambiguous if s not in cache]
-            if missing:
-                cache.update(zip(missing, self.engine.embedder.encode(missing), strict=True))
-            vectors = {s: cache[s] for s in ambiguous}
-            for s in ambiguous:
-                cache.move_to_end(s)
-            while len(cache) > SENTENCE_CACHE:
-                cache.popitem(last=False)
-        out = {}
-        for cid, sentences in candidates.items():
-            best = sentences[0]
-            if len(sentences) > 1:
-                best = max(sentences, key=lambda s: float(vectors[s] @ query.embedding))
-            words = best.split()
-            cut = len(words) > EVIDENCE_WORDS
-            out[cid] = " ".join(words[:EVIDENCE_WORDS]) + (" …" if cut else "")
-        return out
-
-
-Path = tuple[list[str], list[tuple[str, ...]]]  # chunks, edge labels between consecutive ones
-
-
-def _paths(expanded: list[Reach], links: list[Reach]) -> list[Path]:
-    """Each kept relation as its path from the anchor, most relevant last step first, one per
-    set of chunks (A→B and B→A between two anchors are one relation)."""
-    first = {r.node: r for r in expanded}
-    best: dict[frozenset[str], tuple[float, list[str], list[tuple[str, ...]]]] = {}
-    for r in expanded + links:
-        nodes, labels = [r.node], [r.labels]
-        cur = r.parent
-        while cur is not None and cur not in nodes:
-            nodes.append(cur)
-            up = first.get(cur)
-            if up is None:
-                break
-            labels.append(up.labels)
-            cur = up.parent
-        nodes.reverse()
-        labels.reverse()
-        key, s = frozenset(nodes), r.relevance
-        if key not in best or (s, nodes) > best[key][:2]:
-            best[key] = (s, nodes, labels)
-    ordered = sorted(best.values(), key=lambda p: (-p[0], p[1]))
-    return [(nodes, labels) for _, nodes, labels in ordered]
-
-
-def _name(view: ChunkView) -> str:
-    """A chunk's title, with its part number when it is not the document's first chunk."""
-    return view.title if view.ordinal == 0 else f"{view.title} §{view.ordinal + 1}"

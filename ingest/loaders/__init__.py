@@ -1,0 +1,65 @@
+"""Turn files and folders into typed documents, reporting (never raising on) bad input.
+
+`scan(path, max_file_bytes)` yields `LoadedDocument` for everything it could read and
+`SkippedFile` (with a short human-readable reason) for everything it could not, so one broken
+file never stops an ingest and the user still learns what was left out. Only usage errors
+raise: a path that does not exist is a `FileNotFoundError`.
+
+Rules worth knowing:
+
+- Formats by extension (case-insensitive): `.txt`, `.md`/`.markdown`, `.html`/`.htm`, `.pdf`,
+  `.jsonl` (one `{"id", "title"?, "text"}` record a line, e.g. a dataset's `corpus.jsonl`).
+- Folders are walked recursively in sorted name order, so ids and ordering are
+  deterministic. Names starting with "." are ignored (the root itself may be hidden).
+  Symbolic links are followed, but each directory is entered once, so loops cannot hang.
+  Inside folders, files with other extensions and non-regular files (FIFOs, sockets, ...)
+  are ignored silently — a folder of notes usually also holds images and build output, and a
+  report line for each would bury the real problems. A `questions.jsonl` beside a
+  `corpus.jsonl` (the evaluation-dataset layout) is not a document and is ignored too. A
+  file named directly is always reported: unsupported extension, not a regular file, ...
+- Document ids: a file's path relative to the scan root (posix), or its file name when the
+  file itself was given; a jsonl record's `"id"`. The first document with an id wins, later
+  ones are skipped as duplicates (this also covers a record id equal to a file id).
+- `max_file_bytes` is checked before reading. For `.jsonl` it applies to each line instead of
+  the file, so a large corpus of small passages loads while a single absurd record does not.
+- Text is NFC-normalised, newlines unified, trailing spaces stripped and blank-line runs
+  collapsed; paragraphs are kept (blank lines are sentence boundaries downstream).
+- Headings are not repeated in section text; `Section.path` carries them.
+- Links: Markdown inline / reference / auto links and `[[Wiki Title]]` (target before `|`, any
+  `#fragment` dropped), HTML `<a href>`, bare http(s) URLs in any text format and PDF URI
+  annotations. Targets are kept as written (relative paths are not resolved); same-page
+  `#fragment` links, `javascript:` and `mailto:` are dropped. Link syntax is replaced by its
+  visible text, and `Section.link_spans` records where that text sits, so chunkers can give
+  each chunk only the links that occur in it.
+
+Modules: `walk` (what a scan reads, loading by format, duplicate ids), one per format
+(`markdown`, `html`, `pdf`, `jsonl`; `text` reads and decodes the plain ones), `links` (which
+targets are kept, bare URLs) and `types` (the output types, content hash, normalisation).
+"""
+
+from ingest.loaders.html import parse_html
+from ingest.loaders.markdown import parse_markdown
+from ingest.loaders.types import (
+    LinkSpan,
+    LoadedDocument,
+    Section,
+    SkippedFile,
+    document_hash,
+    normalize_text,
+)
+from ingest.loaders.walk import DATASET_SIDECARS, SUPPORTED_EXTENSIONS, scan, scanned_sources
+
+__all__ = [
+    "DATASET_SIDECARS",
+    "SUPPORTED_EXTENSIONS",
+    "LinkSpan",
+    "LoadedDocument",
+    "Section",
+    "SkippedFile",
+    "document_hash",
+    "normalize_text",
+    "parse_html",
+    "parse_markdown",
+    "scan",
+    "scanned_sources",
+]

@@ -1,0 +1,96 @@
+"""The loaders' output types, the content hash that recognises unchanged documents, and the
+text normalisation every format goes through."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+
+class LinkSpan(NamedTuple):
+    """Where a link's visible text sits in `Section.text` (character offsets)."""
+
+    start: int
+    end: int
+    target: str
+
+
+@dataclass(slots=True)
+class Section:
+    """A run of text under one heading path. `links` lists every target once, in order;
+    `link_spans` locates those that have a place in the text (PDF annotations and links in
+    headings have none and belong to the whole section)."""
+
+    path: tuple[str, ...]
+    text: str
+    links: tuple[str, ...] = ()
+    link_spans: tuple[LinkSpan, ...] = ()
+
+
+@dataclass(slots=True)
+class LoadedDocument:
+    """One document ready for chunking. `content_hash` is derived from the content when not
+    given (see `document_hash`)."""
+
+    id: str
+    source: str
+    title: str
+    sections: list[Section]
+    content_hash: str = field(default="")
+
+    def __post_init__(self) -> None:
+        if not self.content_hash:
+            self.content_hash = document_hash(self.title, self.sections)
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(section.text for section in self.sections)
+
+
+@dataclass(slots=True)
+class SkippedFile:
+    """Something that was not loaded and why; for a jsonl line `source` is `file:line`."""
+
+    source: str
+    reason: str
+
+
+def document_hash(title: str, sections: Iterable[Section]) -> str:
+    """sha256 over everything a document contributes to the graph (not its location), so a
+    moved or touched-but-unchanged file is recognised as unchanged."""
+    payload = [title, [[list(s.path), s.text, list(s.links)] for s in sections]]
+    encoded = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return hashlib.sha256(encoded).hexdigest()
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_BLANK_RUNS = re.compile(r"\n{3,}")
+WHITESPACE = re.compile(r"\s+")
+
+
+def normalize_text(text: str) -> str:
+    """NFC, `\\n` newlines (also for CR, U+2028/9 and form feeds), no control characters,
+    no trailing spaces, at most one blank line in a row, no leading/trailing blank lines."""
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\u2028", "\n").replace("\u2029", "\n\n").replace("\f", "\n\n")
+    text = _CONTROL.sub("", text)
+    text = "\n".join(line.rstrip() for line in text.split("\n"))
+    text = _BLANK_RUNS.sub("\n\n", text)
+    return text.strip("\n").rstrip()
+
+
+def one_line(text: str) -> str:
+    return WHITESPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
+
+
+def make_document(doc_id: str, source: str, title: str, sections: list[Section]) -> LoadedDocument:
+    """A document whose title is one line, falling back to its id."""
+    return LoadedDocument(doc_id, source, one_line(title) or doc_id, sections)

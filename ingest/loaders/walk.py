@@ -1,0 +1,194 @@
+"""Which files a scan reads, how each is loaded by its format, and duplicate ids."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+from ingest.loaders.html import parse_html
+from ingest.loaders.jsonl import load_jsonl
+from ingest.loaders.links import plain_section
+from ingest.loaders.markdown import parse_markdown
+from ingest.loaders.pdf import parse_pdf
+from ingest.loaders.text import decode_text, read_bytes
+from ingest.loaders.types import LoadedDocument, SkippedFile, make_document, normalize_text
+
+SUPPORTED_EXTENSIONS: dict[str, str] = {
+    ".txt": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+    ".pdf": "pdf",
+    ".jsonl": "jsonl",
+}
+
+
+# The evaluation-dataset layout: questions beside a corpus.jsonl are not documents.
+DATASET_SIDECARS = frozenset({"questions.jsonl"})
+
+
+def _supported(path: Path) -> bool:
+    return path.suffix.lower() in SUPPORTED_EXTENSIONS
+
+
+def _walk(root: Path) -> Iterator[tuple[Path, str] | SkippedFile]:
+    """Supported regular files under `root` as (path, id), depth first in sorted name order,
+    each directory entered once (by device and inode) so symlink loops terminate."""
+    todo: list[tuple[Path, str]] = [(root, "")]
+    seen_dirs: set[tuple[int, int]] = set()
+    while todo:
+        path, rel = todo.pop()
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            yield SkippedFile(os.path.abspath(path), "broken symbolic link")
+            continue
+        except PermissionError:
+            yield SkippedFile(os.path.abspath(path), "permission denied")
+            continue
+        except OSError as exc:
+            yield SkippedFile(os.path.abspath(path), f"could not stat ({exc.strerror or exc})")
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            key = (info.st_dev, info.st_ino)
+            if key in seen_dirs:
+                continue
+            seen_dirs.add(key)
+            try:
+                names = sorted(os.listdir(path))
+            except PermissionError:
+                yield SkippedFile(os.path.abspath(path), "permission denied (directory)")
+                continue
+            except OSError as exc:
+                reason = f"could not list directory ({exc.strerror or exc})"
+                yield SkippedFile(os.path.abspath(path), reason)
+                continue
+            skip = DATASET_SIDECARS if "corpus.jsonl" in names else frozenset()
+            for name in reversed(names):
+                if not name.startswith(".") and name not in skip:
+                    todo.append((path / name, f"{rel}/{name}" if rel else name))
+        elif stat.S_ISREG(info.st_mode) and _supported(path):
+            yield path, rel
+
+
+def _direct_file_problem(path: Path) -> str | None:
+    try:
+        info = path.stat()
+    except PermissionError:
+        return "permission denied"
+    except OSError as exc:
+        return f"could not stat ({exc.strerror or exc})"
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    if not path.suffix:
+        return "no file extension (supported: " + ", ".join(SUPPORTED_EXTENSIONS) + ")"
+    if not _supported(path):
+        return f"unsupported extension {path.suffix}"
+    return None
+
+
+def _check_exists(path: Path) -> None:
+    if not os.path.lexists(path):
+        raise FileNotFoundError(f"no such file or folder to ingest: {path}")
+    if not path.exists():
+        raise FileNotFoundError(f"broken symbolic link, nothing to ingest: {path}")
+
+
+def _candidates(path: Path) -> Iterator[tuple[Path, str] | SkippedFile]:
+    if path.is_dir():
+        yield from _walk(path)
+        return
+    problem = _direct_file_problem(path)
+    if problem is not None:
+        yield SkippedFile(os.path.abspath(path), problem)
+    else:
+        yield path, path.name
+
+
+def scanned_sources(path: Path | str) -> list[Path]:
+    """The files `scan` would open, in scan order, without reading them — for callers that
+    want to compare modification times or notice deleted files cheaply."""
+    path = Path(path)
+    _check_exists(path)
+    return [item[0] for item in _candidates(path) if not isinstance(item, SkippedFile)]
+
+
+def scan(path: Path | str, max_file_bytes: int) -> Iterator[LoadedDocument | SkippedFile]:
+    """Documents and skip reports for a file or folder (see the `ingest.loaders` docstring).
+
+    Raises `FileNotFoundError` immediately (not on first iteration) if `path` is missing,
+    and `ValueError` for a non-positive `max_file_bytes`.
+    """
+    path = Path(path)
+    _check_exists(path)
+    if max_file_bytes < 1:
+        raise ValueError("max_file_bytes must be positive")
+    return _scan(path, max_file_bytes)
+
+
+def _load_file(
+    path: Path, doc_id: str, limit: int
+) -> Iterator[tuple[LoadedDocument, str] | SkippedFile]:
+    """Documents of one supported file, each with the origin used in duplicate reports."""
+    source = os.path.abspath(path)
+    kind = SUPPORTED_EXTENSIONS[path.suffix.lower()]
+    if kind == "jsonl":
+        yield from load_jsonl(path, source, limit)
+        return
+    data = read_bytes(path, source, limit)
+    if isinstance(data, SkippedFile):
+        yield data
+        return
+    if kind == "pdf":
+        parsed = parse_pdf(data, path.stem)
+        if isinstance(parsed, str):
+            yield SkippedFile(source, parsed)
+            return
+        title, sections = parsed
+    else:
+        decoded = decode_text(data, source)
+        if isinstance(decoded, SkippedFile):
+            yield decoded
+            return
+        text = normalize_text(decoded)
+        if kind == "markdown":
+            title, sections = parse_markdown(text, path.stem)
+        elif kind == "html":
+            try:
+                title, sections = parse_html(text, path.stem)
+            except RecursionError:
+                yield SkippedFile(source, "HTML nested too deeply to parse")
+                return
+            except Exception as exc:  # html.parser rejects some markup outright
+                yield SkippedFile(source, f"could not parse HTML ({type(exc).__name__})")
+                return
+        else:
+            title, sections = path.stem, [plain_section((), text)]
+    if not sections:
+        yield SkippedFile(source, "no text content")
+        return
+    yield make_document(doc_id, source, title, sections), source
+
+
+def _scan(path: Path, limit: int) -> Iterator[LoadedDocument | SkippedFile]:
+    first_seen: dict[str, str] = {}
+    for item in _candidates(path):
+        if isinstance(item, SkippedFile):
+            yield item
+            continue
+        file_path, doc_id = item
+        for result in _load_file(file_path, doc_id, limit):
+            if isinstance(result, SkippedFile):
+                yield result
+                continue
+            document, origin = result
+            earlier = first_seen.get(document.id)
+            if earlier is not None:
+                reason = f"duplicate document id {document.id!r} (first loaded from {earlier})"
+                yield SkippedFile(origin, reason)
+                continue
+            first_seen[document.id] = origin
+            yield document
