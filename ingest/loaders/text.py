@@ -27,13 +27,7 @@ def _too_large(size: int, limit: int) -> str:
 
 
 def open_binary(path: Path) -> BinaryIO:
-    """`open(path, "rb")`, with `open` looked up on the `ingest.loaders` package at call time:
-    the tests replace `ingest.loaders.open` to make opening fail even when run as root, and
-    both readers (`read_bytes` here, `load_jsonl`) live in submodules of that package."""
-    from ingest import loaders
-
-    opener = getattr(loaders, "open", open)
-    return opener(path, "rb")
+    return open(path, "rb")
 
 
 def read_bytes(path: Path, source: str, limit: int) -> bytes | SkippedFile:

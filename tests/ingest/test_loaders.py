@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from ingest import loaders
 from ingest.loaders import LoadedDocument, Section, SkippedFile, scan, scanned_sources
 from tests.conftest import DATASETS, dataset_file
 
@@ -305,22 +304,6 @@ def test_permission_denied_is_reported(tmp_path: Path) -> None:
     assert [(kind, Path(src).name, reason) for kind, src, reason in items] == [
         ("SkippedFile", "locked.md", "permission denied")
     ]
-
-
-def test_permission_error_while_opening_is_reported(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Same path as the chmod test, but also exercised when the suite runs as root."""
-    (tmp_path / "a.txt").write_text("readable")
-    (tmp_path / "b.jsonl").write_text('{"id": "x", "text": "y"}')
-
-    def deny(*args: object, **kwargs: object) -> None:
-        raise PermissionError(13, "Permission denied")
-
-    monkeypatch.setattr(loaders, "open", deny, raising=False)
-    docs, skipped = load(tmp_path)
-    assert docs == []
-    assert [s.reason for s in skipped] == ["permission denied", "permission denied"]
 
 
 def test_unsupported_extension_reported_only_when_named(tmp_path: Path) -> None:
