@@ -52,6 +52,7 @@ class Neo4jStore(GraphStore):
         self.cfg = cfg
         self.driver, self.gds_version = connect(cfg)
         self._schema_ready = False
+        self._vector_dimension: int | None = None
         self.gds = GdsAnalytics(self)
 
     # ---- plumbing --------------------------------------------------------------------
@@ -95,8 +96,12 @@ class Neo4jStore(GraphStore):
             for statement in cypher.statements("schema"):
                 self.write_raw(statement)
             self._schema_ready = True
-        if dimension:
+        if dimension and dimension != self._vector_dimension:
+            current = self.read("vector_index_dimension")
+            if current and current[0]["dimension"] != dimension:
+                self.write("drop_vector_index")
             self.write("vector_index", dimension=dimension)
+            self._vector_dimension = dimension
 
     def write_raw(self, statement: str) -> None:
         try:

@@ -62,6 +62,11 @@ def test_both_backends_build_the_same_graph(
         ingest(neo4j_store, root, tmp_path / "i2", models)
         want, got = embedded.snapshot(), neo4j_store.snapshot()
         assert_same_graph(got, want)
+        # The Neo4j vector index answers with the same nearest chunk as FAISS would.
+        vectors = embedded.chunk_vectors("embedding")
+        some_id = sorted(vectors)[0]
+        hits = neo4j_store.read("vector_search", k=1, vector=[float(x) for x in vectors[some_id]])
+        assert hits and hits[0]["id"] == some_id
         e_status, n_status = embedded.status(), neo4j_store.status()
         assert e_status.edges == n_status.edges
         assert (e_status.documents, e_status.chunks, e_status.tokens) == (
