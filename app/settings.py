@@ -60,7 +60,6 @@ class Settings(BaseSettings):
         _NEO4J["database"].default,
         validation_alias=AliasChoices("NEO4J_DATABASE", "NEORAG_NEO4J_DATABASE"),
     )
-    neo4j_allow_write_cypher: bool = False
     ingest: IngestConfig = Field(default_factory=IngestConfig)
     algorithms: AlgorithmConfig = Field(default_factory=AlgorithmConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
