@@ -7,19 +7,23 @@ Given relevance s(c) for a candidate set, pick chunks under a budget B:
      where Prox is spectral proximity to the selected set, ClusterGain / DocGain reward a
      community / document not yet covered, Red is the max cosine to what is selected;
   3. backfill: any budget left goes to the next most relevant chunks that fit.
-The output ranks the selected chunks first, then the rest; each group by relevance.
+The selection is the context; the ranking keeps its relevance order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from app.retrieval.base import ScoredChunk, Trace
 from app.retrieval.config import SpectragConfig
 from graph.types import ChunkView
+
+if TYPE_CHECKING:
+    from app.engine import Engine
 
 
 @dataclass(slots=True)
@@ -111,13 +115,15 @@ def _centroid(vectors: list[np.ndarray | None]) -> np.ndarray | None:
 
 
 def budgeted(
-    engine,
+    engine: Engine,
     ranking: list[ScoredChunk],
     cfg: SpectragConfig,
     trace: Trace,
     depth: int = 60,
 ) -> list[ScoredChunk]:
-    """Re-rank the head of `ranking` by budgeted selection; the tail keeps its order."""
+    """Mark the chunks the budgeted selection picks from the head of `ranking` (signal
+    `selected`); they are the context. The ranking keeps its relevance order: selection
+    decides what fits the budget, not how relevant a chunk is."""
     head = ranking[:depth]
     if not head:
         return ranking
@@ -133,8 +139,6 @@ def budgeted(
         ]
         picked = select(cands, cfg, cfg.budget_tokens, trace)
         info.update(selected=len(picked), tokens=trace.tokens_used)
-    selected = sorted((head[i] for i in picked), key=lambda s: -s.score)
-    for s in selected:
-        s.signals["selected"] = 1.0
-    rest = [s for i, s in enumerate(head) if i not in set(picked)]
-    return selected + rest + ranking[depth:]
+    for i in picked:
+        head[i].signals["selected"] = 1.0
+    return ranking
