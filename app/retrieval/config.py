@@ -26,6 +26,9 @@ class TigragConfig(BaseModel):
     hop_chunks: int = Field(1, ge=1, description="ι: chunks whose entities drive the next hop")
     beta: int = Field(5, ge=1, description="final number of chunks")
     use_bm25: bool = True
+    title_links: bool = Field(
+        True, description="documents whose title the question or a hop entity names join the pool"
+    )
     hop_rerank: Literal["joint", "sum"] = Field(
         "joint",
         description="rerank vectors per hop entity: joint = M(q ⊕ e) as in TIGRAG; "
