@@ -112,7 +112,11 @@ class TigragRetriever(Retriever):
         cfg = self.tcfg
         lexical = self.engine.lexical
         weights = self._token_weights(tokens, trace, hop)
-        linked = [c for d in linked_docs if (c := self.engine.links.first_chunk.get(d)) is not None]
+        linked = [
+            c
+            for d in (linked_docs if cfg.title_links else [])
+            if (c := self.engine.links.first_chunk.get(d)) is not None
+        ]
         if not weights and not linked:
             return self._dense_fallback(rerank, trace, hop)
         with trace.step("candidate scoring", hop=hop) as info:
