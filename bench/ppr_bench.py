@@ -85,7 +85,7 @@ def main() -> None:
                 gds = store.gds  # type: ignore[attr-defined]
                 gds.drop_all()
                 t0 = time.perf_counter()
-                gds.projection("tokens")
+                gds.projection("tokens", min_weight=cfg.token_min_weight)
                 extra["projection_seconds"] = round(time.perf_counter() - t0, 3)
             else:
                 t0 = time.perf_counter()

@@ -21,6 +21,12 @@ class AlgorithmConfig(BaseModel):
     ppr_damping: float = Field(0.85, gt=0.0, lt=1.0)
     ppr_max_iterations: int = Field(20, ge=1)
     ppr_tolerance: float = Field(1e-7, gt=0.0)
+    token_min_weight: int = Field(
+        2,
+        ge=1,
+        description="CO_OCCURS edges lighter than this stay stored but are left out of the "
+        "token graph PPR runs on (GDS projection and in-memory alike)",
+    )
     leiden_seed: int = 42
     leiden_gamma: float = Field(1.0, gt=0.0)
     leiden_max_levels: int = Field(10, ge=1)

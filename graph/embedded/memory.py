@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 @dataclass(slots=True)
 class _TokenGraph:
     version: int
+    min_weight: int
     texts: list[str]
     index: dict[str, int]
     operator: PprOperator
@@ -41,6 +42,15 @@ class _ChunkGraph:
     adj: sparse.csr_matrix
 
 
+def _prune(adj: sparse.csr_matrix, min_weight: int) -> sparse.csr_matrix:
+    if min_weight <= 1:
+        return adj
+    pruned = adj.copy()
+    pruned.data[pruned.data < min_weight] = 0.0
+    pruned.eliminate_zeros()
+    return pruned
+
+
 class MemoryGraphs:
     def __init__(self, store: EmbeddedStore) -> None:
         self._store = store
@@ -48,17 +58,19 @@ class MemoryGraphs:
         self._tokens: _TokenGraph | None = None
         self._chunks: _ChunkGraph | None = None
 
-    def token_graph(self) -> _TokenGraph:
+    def token_graph(self, min_weight: int = 1) -> _TokenGraph:
         """Pinned to the version the last completed ingest published (as GDS projections
-        are), so queries during a re-ingest keep using one whole graph."""
+        are), so queries during a re-ingest keep using one whole graph. PPR runs on the
+        edges of at least `min_weight`; `adjacency` keeps them all."""
         published = self._store.get_meta(PUBLISHED_KEY)
         version = int(published) if published else self._store.graph_version()
         with self._lock:
-            if self._tokens is None or self._tokens.version != version:
+            current = self._tokens
+            if current is None or (current.version, current.min_weight) != (version, min_weight):
                 texts, adj = self._store.token_graph()
-                self._tokens = _TokenGraph(
-                    version, texts, {t: i for i, t in enumerate(texts)}, PprOperator(adj), adj
-                )
+                operator = PprOperator(_prune(adj, min_weight))
+                index = {t: i for i, t in enumerate(texts)}
+                self._tokens = _TokenGraph(version, min_weight, texts, index, operator, adj)
             return self._tokens
 
     def chunk_graph(self) -> _ChunkGraph:
@@ -74,7 +86,7 @@ class MemoryGraphs:
     def token_ppr(
         self, seeds: dict[str, float], cfg: AlgorithmConfig, top_k: int
     ) -> dict[str, float]:
-        graph = self.token_graph()
+        graph = self.token_graph(cfg.token_min_weight)
         seed_ids = {graph.index[t]: w for t, w in seeds.items() if t in graph.index}
         if not seed_ids:
             return {}
@@ -85,7 +97,7 @@ class MemoryGraphs:
         return {graph.texts[i]: float(scores[i]) for i in top if scores[i] > 0}
 
     def token_neighbourhood(self, seeds: Sequence[str], top_k: int) -> dict[str, float]:
-        graph = self.token_graph()
+        graph = self._tokens or self.token_graph()
         rows = [graph.index[t] for t in seeds if t in graph.index]
         if not rows:
             return {}

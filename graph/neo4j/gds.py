@@ -54,30 +54,33 @@ class GdsAnalytics:
                 self.client.graph.drop(name, fail_if_missing=False)
         self._known.clear()
 
-    def projection(self, kind: str, *, refresh: bool = False) -> str:
+    def projection(self, kind: str, *, refresh: bool = False, min_weight: int = 1) -> str:
         """The catalog name of the published `tokens` or `chunks` projection.
 
         Queries use the projection the last completed ingest published, so a re-ingest in
         progress (whose batches bump the graph version) never makes queries re-project.
         `refresh=True` (the analytics stage after an ingest) projects the graph as it is
         now, publishes it and drops older versions. A published projection that vanished
-        (server restart) is projected again on first use."""
+        (server restart) is projected again on first use. The token graph keeps only
+        CO_OCCURS edges of at least `min_weight`, and its name says so."""
         meta_key = f"gds_projection_{kind}"
+        suffix = f"_w{min_weight}" if kind == "tokens" else ""
         if not refresh:
-            if kind in self._known:
-                return self._known[kind]
+            known = self._known.get(kind)
+            if known and known.endswith(suffix):
+                return known
             published = self.store.get_meta(meta_key)
-            if published and published in self._catalog():
+            if published and published.endswith(suffix) and published in self._catalog():
                 self._known[kind] = published
                 return published
         version = self.store.content_version() if kind == "tokens" else self.store.graph_version()
-        name = self._name(kind, version)
+        name = self._name(kind, version) + suffix
         with self._lock:
             catalog = self._catalog()
             if name not in catalog:
                 t0 = time.perf_counter()
                 try:
-                    self.store.write(f"project_{kind[:-1]}_graph", name=name)
+                    self._project(kind, name, min_weight)
                 except Exception as exc:  # another process projected it first
                     if "already exists" not in str(exc):
                         raise
@@ -89,6 +92,17 @@ class GdsAnalytics:
                     self.client.graph.drop(old, fail_if_missing=False)
             self._known[kind] = name
         return name
+
+    def _project(self, kind: str, name: str, min_weight: int) -> None:
+        if kind != "tokens" or min_weight <= 1:
+            self.store.write(f"project_{kind[:-1]}_graph", name=name)
+            return
+        full = f"{name}_full"
+        self.store.write("project_token_graph", name=full)
+        try:
+            self.store.write("filter_token_graph", name=name, source=full, min_weight=min_weight)
+        finally:
+            self.client.graph.drop(full, fail_if_missing=False)
 
     @staticmethod
     def _ppr_params(cfg: AlgorithmConfig) -> dict[str, Any]:
@@ -107,6 +121,7 @@ class GdsAnalytics:
             return {}
         rows = self._on_projection(
             "tokens",
+            cfg.token_min_weight,
             lambda name: self.store.read(
                 "token_ppr", name=name, seeds=sorted(seeds), top_k=top_k, **self._ppr_params(cfg)
             ),
@@ -114,17 +129,17 @@ class GdsAnalytics:
         return {r["token"]: float(r["score"]) for r in rows if r["score"] > 0}
 
     def _on_projection(
-        self, kind: str, run: Callable[[str], list[dict[str, Any]]]
+        self, kind: str, min_weight: int, run: Callable[[str], list[dict[str, Any]]]
     ) -> list[dict[str, Any]]:
         """Run against the current projection; if it vanished (a server restart empties the
         catalog, another process dropped it), project again and retry once."""
         try:
-            return run(self.projection(kind))
+            return run(self.projection(kind, min_weight=min_weight))
         except NeoragError as exc:
             if "does not exist" not in str(exc):
                 raise
             self._known.pop(kind, None)
-            return run(self.projection(kind))
+            return run(self.projection(kind, min_weight=min_weight))
 
     def chunk_ppr(
         self, seeds: dict[str, float], candidates: Sequence[str], cfg: AlgorithmConfig
@@ -150,7 +165,7 @@ class GdsAnalytics:
     def run_chunk_analytics(self, cfg: AlgorithmConfig) -> AnalyticsReport:
         report = AnalyticsReport()
         t0 = time.perf_counter()
-        self.projection("tokens", refresh=True)
+        self.projection("tokens", refresh=True, min_weight=cfg.token_min_weight)
         name = self.projection("chunks", refresh=True)
         report.seconds["projection"] = round(time.perf_counter() - t0, 3)
         ids = self.store.chunk_ids()

@@ -17,7 +17,7 @@ from graph.types import (
 from ingest.token_graph import cooccurrence_delta
 
 WINDOW = 4
-EXACT = AlgorithmConfig(ppr_max_iterations=500, ppr_tolerance=1e-12)
+EXACT = AlgorithmConfig(ppr_max_iterations=500, ppr_tolerance=1e-12, token_min_weight=1)
 
 
 def chunk(
@@ -192,6 +192,16 @@ def test_token_ppr_matches_hand_solution(store) -> None:
     assert store.token_ppr({"unknown": 1.0}, EXACT, top_k=5) == {}
     top1 = store.token_ppr({"leafa": 1.0}, EXACT, top_k=1)
     assert len(top1) == 1
+
+
+def test_token_ppr_runs_on_edges_of_min_weight(store) -> None:
+    add(store, CORPUS)
+    pruned = AlgorithmConfig(ppr_max_iterations=500, ppr_tolerance=1e-12, token_min_weight=2)
+    # Only hub–leafa (weight 2) survives: leafb and leafc get no mass from leafa.
+    got = store.token_ppr({"leafa": 1.0}, pruned, top_k=10)
+    assert set(got) == {"hub", "leafa"}
+    full = store.token_ppr({"leafa": 1.0}, EXACT, top_k=10)
+    assert set(full) == {"hub", "leafa", "leafb", "leafc"}
 
 
 def test_chunk_ppr_on_candidate_subgraph(store) -> None:
