@@ -19,7 +19,7 @@ class AlgorithmConfig(BaseModel):
     """Parameters shared by GDS and the embedded implementations, so both compute the same thing."""
 
     ppr_damping: float = Field(0.85, gt=0.0, lt=1.0)
-    ppr_max_iterations: int = Field(20, ge=1)
+    ppr_max_iterations: int = Field(10, ge=1)
     ppr_tolerance: float = Field(1e-7, gt=0.0)
     token_min_weight: int = Field(
         2,
