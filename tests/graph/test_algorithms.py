@@ -109,10 +109,12 @@ def test_ppr_seed_mass_is_not_normalised_and_dangling_keeps_it() -> None:
 
 def test_ppr_without_seeds_is_global_pagerank() -> None:
     ring = _sym(5, [(i, (i + 1) % 5, 1.0) for i in range(5)])
-    scores = personalized_pagerank(ring, {}, AlgorithmConfig())
+    cfg = AlgorithmConfig()
+    scores = personalized_pagerank(ring, {}, cfg)
     np.testing.assert_allclose(scores, np.full(5, scores[0]))
     # Every node starts at 1-d and on a regular graph keeps receiving d times what it sent.
-    assert scores[0] == pytest.approx(0.15 * sum(0.85**k for k in range(20)))
+    steps = cfg.ppr_max_iterations
+    assert scores[0] == pytest.approx(0.15 * sum(0.85**k for k in range(steps)))
 
 
 def test_ppr_seed_weights_ignored_by_default_and_linear_when_enabled() -> None:
