@@ -23,9 +23,14 @@ def main() -> int:
     last = "no answer yet"
     while time.monotonic() < deadline:
         try:
-            with GraphDatabase.driver(uri, auth=("neo4j", password)) as driver:
-                records, _, _ = driver.execute_query("RETURN gds.version() AS v")
-                print(f"neo4j ready: GDS {records[0]['v']} at {uri}")
+            with (
+                GraphDatabase.driver(uri, auth=("neo4j", password)) as driver,
+                driver.session() as session,
+            ):
+                # An auto-commit query: no driver retries (and no retry log lines) while
+                # the server is still starting; this loop is the retry.
+                version = session.run("RETURN gds.version() AS v").single()["v"]
+                print(f"neo4j ready: GDS {version} at {uri}")
                 return 0
         except AuthError:
             print(f"neo4j at {uri} refused the password in {password_file}", file=sys.stderr)
