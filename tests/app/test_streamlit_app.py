@@ -140,6 +140,7 @@ def test_sidebar_knobs_apply_per_question(
     monkeypatch: pytest.MonkeyPatch, tiny_index: TinyIndex
 ) -> None:
     at = app_for(monkeypatch, tiny_index.data_dir)
+    at.sidebar.selectbox[0].set_value("tigrag")  # the hops knob is TIGRAG's entity hops
     top_k = next(s for s in at.sidebar.slider if s.label == "Top-k chunks")
     hops = next(s for s in at.sidebar.slider if s.label == "Hops")
     top_k.set_value(2)
