@@ -13,17 +13,46 @@ One round, for a token set T, rerank vectors R and linked documents L:
 Hops: the unseen entities of the top ι chunks — titles of the documents they cite first,
 then their NER mentions — extend the query; each hop reranks with {M(q ⊕ e)} and links the
 entities to documents; hop scores merge by max. Stops when a hop brings no new entity.
+
+Each round's rerank vectors are encoded on a worker thread while the token PPR and the
+candidate scoring run (on Neo4j the PPR is a server round trip; torch releases the GIL), so
+the embedding model's time mostly hides behind the graph work.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import cache
+
 import numpy as np
 
+from app.engine import doc_id_of
 from app.retrieval.base import Query, Retriever, ScoredChunk, Trace
 from app.retrieval.config import TigragConfig
 
 POOL_FLOOR = 0.5  # candidates outside the pool rank below every pooled chunk
 MAX_HOP_ENTITIES = 4
+
+
+@cache
+def _encoder_thread() -> ThreadPoolExecutor:
+    """One worker per process: the embedder serialises its calls anyway."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="tigrag-encode")
+
+
+Pending = Future[tuple[np.ndarray, float]]
+
+
+def _encode_async(fn: Callable[..., np.ndarray], *args: object) -> Pending:
+    """Start `fn(*args)` on the encoder thread; the result carries its own duration (ms)."""
+
+    def run() -> tuple[np.ndarray, float]:
+        t0 = time.perf_counter()
+        return fn(*args), (time.perf_counter() - t0) * 1000
+
+    return _encoder_thread().submit(run)
 
 
 class TigragRetriever(Retriever):
@@ -42,7 +71,8 @@ class TigragRetriever(Retriever):
             linked = links.find(query.text)
             info["documents"] = [links.title[d] for d in linked]
         merged: dict[str, ScoredChunk] = {}
-        first = self._round(query.tokens, query.embedding[None, :], linked, trace, hop=0)
+        vectors = _encode_async(lambda: query.embedding[None, :])
+        first = self._round(query.tokens, vectors, linked, trace, hop=0)
         _merge_max(merged, first)
         seen = set(self.engine.analyzer.all_words(query.text))
         used: set[str] = set()
@@ -62,8 +92,7 @@ class TigragRetriever(Retriever):
                 seen.update(self.engine.analyzer.all_words(name))
             hop_linked = sorted({d for docs in entities.values() for d in docs})
             expanded = f"{query.text} {' '.join(entities)}"
-            with trace.step("hop embeddings", hop=hop, n=len(entities)):
-                vectors = self._hop_vectors(query, list(entities))
+            vectors = _encode_async(self._hop_vectors, query, list(entities))
             tokens = self.engine.analyzer.tokens(expanded)
             result = self._round(tokens, vectors, hop_linked, trace, hop=hop)
             trace.hops.append(
@@ -104,7 +133,27 @@ class TigragRetriever(Retriever):
     def _round(
         self,
         tokens: list[str],
-        rerank: np.ndarray,
+        pending: Pending,
+        linked_docs: list[str],
+        trace: Trace,
+        hop: int,
+    ) -> dict[str, ScoredChunk]:
+        """`pending` computes this round's rerank vectors; it is awaited only to rerank."""
+        try:
+            return self._score_round(tokens, pending, linked_docs, trace, hop)
+        finally:
+            pending.result()  # never leave an encode running past the round
+
+    def _await(self, pending: Pending, trace: Trace, hop: int) -> np.ndarray:
+        with trace.step("query embeddings" if hop == 0 else "hop embeddings", hop=hop) as info:
+            vectors, encode_ms = pending.result()
+            info.update(n=len(vectors), encode_ms=round(encode_ms, 2))
+        return vectors
+
+    def _score_round(
+        self,
+        tokens: list[str],
+        pending: Pending,
         linked_docs: list[str],
         trace: Trace,
         hop: int,
@@ -118,7 +167,7 @@ class TigragRetriever(Retriever):
             if (c := self.engine.links.first_chunk.get(d)) is not None
         ]
         if not weights and not linked:
-            return self._dense_fallback(rerank, trace, hop)
+            return self._dense_fallback(self._await(pending, trace, hop), trace, hop)
         with trace.step("candidate scoring", hop=hop) as info:
             if not weights:
                 rho = np.zeros(len(lexical.chunk_ids))
@@ -138,6 +187,7 @@ class TigragRetriever(Retriever):
         if hop == 0:
             trace.candidates = len(set(linked) | {lexical.chunk_ids[i] for i in candidates})
             trace.pool = len(pool_ids)
+        rerank = self._await(pending, trace, hop)
         out: dict[str, ScoredChunk] = {}
         with trace.step("rerank", hop=hop, pool=len(pool_ids)):
             cos = self._cosine(pool_ids, rerank) if cfg.rerank else np.zeros(len(pool_ids))
@@ -173,14 +223,11 @@ class TigragRetriever(Retriever):
         question has not named yet: titles of the documents the chunks cite first (known
         documents), then NER mentions that hold an indexed word."""
         links = self.engine.links
-        cited = [
-            e.dst
-            for e in self.engine.store.neighbours(chunk_ids, kinds=["CITES"])
-            if e.src in chunk_ids
-        ]
         out: dict[str, list[str]] = {}
-        for chunk in self.engine.store.get_chunks(cited):
-            out.setdefault(chunk.title, []).append(chunk.doc_id)
+        for e in self.engine.store.neighbours(chunk_ids, kinds=["CITES"]):
+            doc = doc_id_of(e.dst)
+            if e.src in chunk_ids and (title := links.title.get(doc)) is not None:
+                out.setdefault(title, []).append(doc)
         mentions = self.engine.store.chunk_entities(chunk_ids)
         for cid in chunk_ids:
             for m in sorted(mentions.get(cid, []), key=lambda m: (-m.count, m.name)):

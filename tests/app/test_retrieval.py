@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -75,9 +76,25 @@ def test_tigrag_trace_shows_its_work(engine: Engine) -> None:
     assert t.candidates >= t.pool > 0
     assert t.hops and t.hops[0]["entities"]
     names = [s.name for s in t.steps]
-    assert names[:3] == ["title linking", "token ppr", "candidate scoring"]
+    assert names[:4] == ["title linking", "token ppr", "candidate scoring", "query embeddings"]
+    # every round awaits the vectors encoded beside its graph work, and says how long they took
+    encodes = [s for s in t.steps if s.name in ("query embeddings", "hop embeddings")]
+    assert len(encodes) == names.count("rerank") == 1 + sum(1 for h in t.hops if h["entities"])
+    assert all(s.details["encode_ms"] > 0 for s in encodes)
+    assert [s.details["n"] for s in encodes[1:]] == [
+        len(h["entities"]) for h in t.hops if h["entities"]
+    ]
     top = result.ranking[0]
     assert {"rho", "cosine"} <= set(top.signals)
+
+
+def test_tigrag_is_safe_to_call_from_threads(engine: Engine) -> None:
+    """The encoder thread is shared by every TIGRAG call in the process (UI sessions)."""
+    retriever = engine.retriever("tigrag")
+    serial = [s.chunk_id for s in retriever.retrieve(QUESTION, top_k=5).ranking]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        rankings = list(pool.map(lambda _: retriever.retrieve(QUESTION, top_k=5).ranking, range(8)))
+    assert all([s.chunk_id for s in r] == serial for r in rankings)
 
 
 def test_spectrag_stays_within_budget(settings: Settings) -> None:
