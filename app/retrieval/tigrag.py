@@ -223,11 +223,15 @@ class TigragRetriever(Retriever):
         question has not named yet: titles of the documents the chunks cite first (known
         documents), then NER mentions that hold an indexed word."""
         links = self.engine.links
-        out: dict[str, list[str]] = {}
+        cites: dict[str, list[tuple[float, str]]] = {}
         for e in self.engine.store.neighbours(chunk_ids, kinds=["CITES"]):
-            doc = doc_id_of(e.dst)
-            if e.src in chunk_ids and (title := links.title.get(doc)) is not None:
-                out.setdefault(title, []).append(doc)
+            cites.setdefault(e.src, []).append((-e.weight, e.dst))
+        out: dict[str, list[str]] = {}
+        for cid in chunk_ids:  # rank order, strongest citation first: the same on every backend
+            for _, dst in sorted(cites.get(cid, [])):
+                doc = doc_id_of(dst)
+                if (title := links.title.get(doc)) is not None:
+                    out.setdefault(title, []).append(doc)
         mentions = self.engine.store.chunk_entities(chunk_ids)
         for cid in chunk_ids:
             for m in sorted(mentions.get(cid, []), key=lambda m: (-m.count, m.name)):
