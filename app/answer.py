@@ -83,8 +83,8 @@ def extractive_answer(engine: Engine, result: RetrievalResult) -> Answer:
         sentences += [(n, s) for s in split_sentences(chunk.text) if len(s.split()) >= 3]
     if not sentences:
         sentences = [(n, c.text) for n, c in enumerate(result.context, start=1)]
-    vectors = engine.embedder.encode([s for _, s in sentences])
-    q_vec = engine.embedder.encode_one(result.question)
+    vectors = engine.encode_queries([s for _, s in sentences])
+    q_vec = engine.encode_queries([result.question])[0]
     q_words = set(engine.analyzer.tokens(result.question))
     scores = []
     for (n, s), v in zip(sentences, vectors, strict=True):

@@ -11,6 +11,8 @@ import threading
 from collections.abc import Iterable
 from functools import cached_property
 
+import numpy as np
+
 from app.services import index_dir, open_store
 from app.settings import Settings
 from graph.base import GraphStore
@@ -61,6 +63,11 @@ class Engine:
     def embedder(self) -> Embedder:
         m = self.settings.ingest.models
         return shared_embedder(m.embedding_model, m.embedding_batch_size)
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        """Query-time embeddings (questions, hop expansions, evidence sentences)."""
+        onnx = self.settings.retrieval.query_encoder == "onnx"
+        return self.embedder.encode_queries(texts, onnx=onnx)
 
     def refresh(self) -> bool:
         """Load (or rebuild) the indexes if the store changed since; True if it did."""

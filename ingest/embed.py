@@ -14,6 +14,8 @@ from functools import cache
 
 import numpy as np
 
+from ingest.query_encoder import OnnxQueryEncoder
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -43,6 +45,8 @@ class Embedder:
         self._tokenizer = self._model.tokenizer
         self._lock = threading.Lock()
         self.dimension = int(self._model.get_embedding_dimension() or 0)
+        self._fast: OnnxQueryEncoder | None = None
+        self._fast_tried = False
 
     def encode(
         self, texts: Sequence[str], progress: Callable[[int], None] | None = None
@@ -69,6 +73,22 @@ class Embedder:
 
     def encode_one(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
+
+    def encode_queries(self, texts: Sequence[str], *, onnx: bool = True) -> np.ndarray:
+        """Query-time encoding (a question, its hop expansions, a few sentences): through
+        onnxruntime when `onnx` and the model exports, else the PyTorch path."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        fast = self._query_encoder() if onnx else None
+        return fast.encode(texts) if fast is not None else self.encode(texts)
+
+    def _query_encoder(self) -> OnnxQueryEncoder | None:
+        if not self._fast_tried:
+            with self._lock:
+                if not self._fast_tried:
+                    self._fast = OnnxQueryEncoder.try_build(self._model)
+                    self._fast_tried = True
+        return self._fast
 
     def count_tokens(self, text: str) -> int:
         return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])

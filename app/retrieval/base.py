@@ -83,7 +83,7 @@ class Query:
     @property
     def embedding(self) -> np.ndarray:
         if self._embedding is None:
-            self._embedding = self.engine.embedder.encode_one(self.text)
+            self._embedding = self.engine.encode_queries([self.text])[0]
         return self._embedding
 
 

@@ -72,6 +72,9 @@ class RetrievalConfig(BaseModel):
     default_mode: str = "default"
     top_k: int = Field(5, ge=1)
     max_question_chars: int = Field(2000, ge=16)
+    query_encoder: Literal["onnx", "torch"] = Field(
+        "onnx", description="query-time embeddings: onnxruntime export of the model, or PyTorch"
+    )
     fusion: FusionConfig = Field(default_factory=FusionConfig)
     tigrag: TigragConfig = Field(default_factory=TigragConfig)
     spectrag: SpectragConfig = Field(default_factory=SpectragConfig)

@@ -135,7 +135,7 @@ class ChainWriter:
             cache = self._sentence_vectors
             missing = [s for s in ambiguous if s not in cache]
             if missing:
-                cache.update(zip(missing, self.engine.embedder.encode(missing), strict=True))
+                cache.update(zip(missing, self.engine.encode_queries(missing), strict=True))
             vectors = {s: cache[s] for s in ambiguous}
             for s in ambiguous:
                 cache.move_to_end(s)

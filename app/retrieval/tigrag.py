@@ -104,8 +104,8 @@ class TigragRetriever(Retriever):
     def _hop_vectors(self, query: Query, entities: list[str]) -> np.ndarray:
         """The rerank set {M(q ⊕ e)}: embedded jointly, or as M(q) + M(e) (cheaper)."""
         if self.tcfg.hop_rerank == "joint":
-            return self.engine.embedder.encode([f"{query.text} {e}" for e in entities])
-        vectors = self.engine.embedder.encode(entities) + query.embedding[None, :]
+            return self.engine.encode_queries([f"{query.text} {e}" for e in entities])
+        vectors = self.engine.encode_queries(entities) + query.embedding[None, :]
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
     def _token_weights(self, tokens: list[str], trace: Trace, hop: int) -> dict[str, float]:
