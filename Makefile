@@ -67,7 +67,7 @@ browser-deps:
 	@ops/browser-deps.sh
 
 run: install
-	NEORAG_DATA_DIR=$${NEORAG_DATA_DIR:-$(SAMPLE_DATA)} $(PY) -m app.cli ingest sample_corpus --if-needed
+	NEORAG_DATA_DIR=$${NEORAG_DATA_DIR:-$(SAMPLE_DATA)} $(PY) -m app.cli ingest sample_corpus
 	NEORAG_DATA_DIR=$${NEORAG_DATA_DIR:-$(SAMPLE_DATA)} $(PY) -m streamlit run streamlit_app.py \
 	  --server.address 127.0.0.1 --server.port 8501 --server.headless true --browser.gatherUsageStats false
 
