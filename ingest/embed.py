@@ -71,9 +71,6 @@ class Embedder:
                     progress(len(idx))
         return out
 
-    def encode_one(self, text: str) -> np.ndarray:
-        return self.encode([text])[0]
-
     def encode_queries(self, texts: Sequence[str], *, onnx: bool = True) -> np.ndarray:
         """Query-time encoding (a question, its hop expansions, a few sentences): through
         onnxruntime when `onnx` and the model exports, else the PyTorch path."""

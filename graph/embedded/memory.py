@@ -58,14 +58,17 @@ class MemoryGraphs:
         self._tokens: _TokenGraph | None = None
         self._chunks: _ChunkGraph | None = None
 
-    def token_graph(self, min_weight: int = 1) -> _TokenGraph:
+    def token_graph(self, min_weight: int | None = None) -> _TokenGraph:
         """Pinned to the version the last completed ingest published (as GDS projections
         are), so queries during a re-ingest keep using one whole graph. PPR runs on the
-        edges of at least `min_weight`; `adjacency` keeps them all."""
+        edges of at least `min_weight` (None: whatever the cached graph prunes, for callers
+        that read only `adjacency`, which keeps every edge)."""
         published = self._store.get_meta(PUBLISHED_KEY)
         version = int(published) if published else self._store.graph_version()
         with self._lock:
             current = self._tokens
+            if min_weight is None:
+                min_weight = current.min_weight if current is not None else 1
             if current is None or (current.version, current.min_weight) != (version, min_weight):
                 texts, adj = self._store.token_graph()
                 operator = PprOperator(_prune(adj, min_weight))
@@ -97,7 +100,7 @@ class MemoryGraphs:
         return {graph.texts[i]: float(scores[i]) for i in top if scores[i] > 0}
 
     def token_neighbourhood(self, seeds: Sequence[str], top_k: int) -> dict[str, float]:
-        graph = self._tokens or self.token_graph()
+        graph = self.token_graph()
         rows = [graph.index[t] for t in seeds if t in graph.index]
         if not rows:
             return {}

@@ -23,6 +23,11 @@ _PARAGRAPH_TAGS = frozenset(
 )  # fmt: skip
 _LINE_TAGS = frozenset({"li", "tr", "dt", "dd", "br", "option", "thead", "tbody", "tfoot"})
 _CELL_TAGS = frozenset({"td", "th"})
+_BREAKS = {
+    **dict.fromkeys(_CELL_TAGS, 0),
+    **dict.fromkeys(_LINE_TAGS, 1),
+    **dict.fromkeys(_PARAGRAPH_TAGS, 2),
+}
 
 
 class _TextBuilder:
@@ -84,6 +89,13 @@ class _TextBuilder:
         return "".join(self._parts)
 
 
+def _separate(builder: _TextBuilder, tag: str) -> None:
+    """The break a block tag puts around its text: a paragraph, a line, or a cell gap."""
+    lines = _BREAKS.get(tag)
+    if lines is not None:
+        builder.separate(lines)
+
+
 def _html_section(
     path: tuple[str, ...], builder: _TextBuilder, raw_spans: list[LinkSpan], extra: list[str]
 ) -> Section | None:
@@ -136,12 +148,7 @@ def parse_html(text: str, fallback_title: str) -> tuple[str, list[Section]]:
             opened = open_links.pop(id(node), None)
             if opened is not None and opened[0] is builder:
                 spans.append(LinkSpan(opened[1], builder.position, opened[2]))
-            if name in _PARAGRAPH_TAGS:
-                builder.separate(2)
-            elif name in _LINE_TAGS:
-                builder.separate(1)
-            elif name in _CELL_TAGS:
-                builder.separate(0)
+            _separate(builder, name)
             continue
         if name in _DROP_TAGS:
             continue
@@ -167,12 +174,7 @@ def parse_html(text: str, fallback_title: str) -> tuple[str, list[Section]]:
         if name == "br":
             builder.separate(1)
             continue
-        if name in _PARAGRAPH_TAGS:
-            builder.separate(2)
-        elif name in _LINE_TAGS:
-            builder.separate(1)
-        elif name in _CELL_TAGS:
-            builder.separate(0)
+        _separate(builder, name)
         if name == "a":
             href = node.get("href")
             kept = keep_target(str(href)) if isinstance(href, str) else None

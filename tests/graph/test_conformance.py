@@ -204,6 +204,17 @@ def test_token_ppr_runs_on_edges_of_min_weight(store) -> None:
     assert set(full) == {"hub", "leafa", "leafb", "leafc"}
 
 
+def test_token_neighbourhood_follows_new_documents(store) -> None:
+    add(store, CORPUS)
+    pruned = AlgorithmConfig(token_min_weight=2)
+    store.token_ppr({"leafa": 1.0}, pruned, top_k=10)  # caches a pruned graph (embedded)
+    assert set(store.token_neighbourhood(["hub"], 10)) == {"leafa", "leafb", "leafc"}
+    add(store, {"c": [chunk("c", 0, "hub newleaf")]})
+    got = store.token_neighbourhood(["hub"], 10)
+    assert set(got) == {"leafa", "leafb", "leafc", "newleaf"}
+    assert got["leafa"] == 2.0 and got["newleaf"] == 1.0
+
+
 def test_chunk_ppr_on_candidate_subgraph(store) -> None:
     add(store, CORPUS)
     store.replace_chunk_edges(
