@@ -7,10 +7,12 @@
 The store must already hold the dataset's `pages/` (the ingest above). Gold pages are paths
 relative to `pages/`; they are matched to stored documents through each document's `source`
 path, never through the form of its id. Per mode it reports page R@2/R@5/R@10 (gold pages
-among the first k distinct documents of the ranking), `answer@5` (percent of questions
-whose answer string, case-insensitive and whitespace-normalised, occurs in the text of the
-ranking's first five chunks), `answer@ctx` (the same over the context the mode selects) and
-the mean context size in tokens.
+among the first k distinct documents of the ranking), R@2 and R@5 over the two-page
+questions alone, `all@5 two-page` (share of those with both gold pages in the first five),
+`answer@5` (percent of questions whose answer string, case-insensitive and
+whitespace-normalised, occurs in the text of the ranking's first five chunks), `answer@ctx`
+(the same over the context the mode selects) and the mean context size in tokens. `--json`
+also keeps each question's figures and first five pages.
 """
 
 from __future__ import annotations
@@ -63,29 +65,39 @@ def contains_answer(texts: list[str], answers: list[str]) -> bool:
 
 def evaluate_mode(
     engine: Engine, mode: str, questions: list[dict[str, Any]], page_of: dict[str, str]
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The mode's summary row and one record per question (its ranking's first pages)."""
     retriever = engine.retriever(mode)
-    recalls: dict[int, list[float]] = {k: [] for k in KS}
-    by_type: dict[str, list[float]] = {}
-    answer_top, answer_ctx, tokens = [], [], []
+    per_question: list[dict[str, Any]] = []
     for q in questions:
         result = retriever.retrieve(q["question"])
         ranking = [page_of.get(d, f"(elsewhere) {d}") for d in result.doc_ranking()]
-        for k in KS:
-            recalls[k].append(recall_at_k(ranking, q["gold_pages"], k))
-        by_type.setdefault(q["type"], []).append(recall_at_k(ranking, q["gold_pages"], 5))
         top = engine.store.get_chunks([s.chunk_id for s in result.ranking[:ANSWER_CHUNKS]])
-        answer_top.append(contains_answer([c.text for c in top], q["answers"]))
-        answer_ctx.append(contains_answer([c.text for c in result.context], q["answers"]))
-        tokens.append(result.context_tokens)
+        record: dict[str, Any] = {"id": q["id"], "type": q["type"]}
+        record |= {f"R@{k}": recall_at_k(ranking, q["gold_pages"], k) for k in KS}
+        record["answer@5"] = contains_answer([c.text for c in top], q["answers"])
+        record["answer@ctx"] = contains_answer([c.text for c in result.context], q["answers"])
+        record["ctx tokens"] = result.context_tokens
+        record["top pages"] = ranking[:5]
+        per_question.append(record)
+    return summary(per_question), per_question
 
-    def pct(xs: list[float] | list[bool]) -> float:
-        return round(100 * sum(xs) / len(xs), 1) if xs else 0.0
 
-    row: dict[str, Any] = {f"R@{k}": pct(recalls[k]) for k in KS}
-    row |= {f"R@5 {t}": pct(v) for t, v in sorted(by_type.items())}
-    row["answer@5"] = pct(answer_top)
-    row["answer@ctx"] = pct(answer_ctx)
+def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Percentages over the questions; `R@2 two-page` and `all@5 two-page` (both gold pages
+    among the first five) isolate the questions that need two pages."""
+
+    def pct(values: list[Any]) -> float:
+        return round(100 * sum(values) / len(values), 1) if values else 0.0
+
+    two = [r for r in records if r["type"] == "two-page"]
+    row: dict[str, Any] = {f"R@{k}": pct([r[f"R@{k}"] for r in records]) for k in KS}
+    row["R@2 two-page"] = pct([r["R@2"] for r in two])
+    row["R@5 two-page"] = pct([r["R@5"] for r in two])
+    row["all@5 two-page"] = pct([r["R@5"] == 1.0 for r in two])
+    row["answer@5"] = pct([r["answer@5"] for r in records])
+    row["answer@ctx"] = pct([r["answer@ctx"] for r in records])
+    tokens = [r["ctx tokens"] for r in records]
     row["ctx tokens"] = round(sum(tokens) / len(tokens), 1) if tokens else 0.0
     return row
 
@@ -113,7 +125,7 @@ def main() -> None:
         missing = sorted(gold - set(page_of.values()))
         if missing:
             raise SystemExit(f"gold pages not in the store (ingest pages/ first): {missing}")
-        rows = {m: evaluate_mode(engine, m, questions, page_of) for m in args.modes.split(",")}
+        evaluated = {m: evaluate_mode(engine, m, questions, page_of) for m in args.modes.split(",")}
     finally:
         engine.close()
     two_page = sum(q["type"] == "two-page" for q in questions)
@@ -121,9 +133,13 @@ def main() -> None:
         f"{args.dataset.name}: {len(page_of)} pages, {len(questions)} questions "
         f"({two_page} two-page)\n"
     )
-    print(markdown(rows))
+    print(markdown({mode: row for mode, (row, _) in evaluated.items()}))
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        report = {
+            mode: {"summary": row, "questions": per_question}
+            for mode, (row, per_question) in evaluated.items()
+        }
+        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
