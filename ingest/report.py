@@ -38,6 +38,7 @@ class Skip:
 class IngestReport:
     path: str
     backend: str
+    collection: str = ""
     new: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)

@@ -1,15 +1,18 @@
 """`neorag eval`: index a shared dataset once, run every requested mode and the baselines in
 one process, and report recall, MRR, context size, latency and (with an LLM) EM/F1.
 
-The index is cached per dataset, backend and content hash of corpus.jsonl plus the ingest
-configuration, so a second run skips indexing. Latency excludes model loading: each mode
-answers one warm-up question before the timed ones.
+Each dataset is indexed into a collection of its own (`eval-<dataset>`), never into the
+user's: nothing outside it is read or deleted. The index is kept while the corpus file, its
+content and the ingest configuration stay the same, so a second run skips indexing.
+Latency excludes model loading: each mode answers one warm-up question before the timed
+ones.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,9 +21,13 @@ from typing import Any
 
 from app.engine import Engine
 from app.eval.metrics import exact_match, mrr, percentile, recall_at_k, token_f1
-from app.services import index_dir, open_store
+from app.ingest_command import collection_writer
+from app.services import index_dir
 from app.settings import Settings
+from graph.collections import check_collection
 from graph.errors import NeoragError
+from ingest.config import IngestConfig
+from ingest.identity import document_id, passage_key
 from ingest.report import NoProgress, Progress
 from ingest.runner import config_fingerprint, run_ingest
 
@@ -89,20 +96,38 @@ class ModeResult:
         return out
 
 
+def eval_collection(settings: Settings, dataset: Dataset) -> str:
+    """`eval-<dataset>` (plus the ingest configuration's fingerprint when it is not the
+    default one, so ablations of index-time settings keep their own index)."""
+    base = re.sub(r"[^a-z0-9_-]+", "-", dataset.directory.name.lower()).strip("-_") or "dataset"
+    name = f"eval-{base}"[:48]
+    fingerprint = config_fingerprint(settings.ingest)
+    if fingerprint != config_fingerprint(IngestConfig()):
+        name = f"{name}-{fingerprint[:8]}"
+    return check_collection(name)
+
+
 def eval_settings(settings: Settings, dataset: Dataset) -> Settings:
-    """A data dir of its own per dataset and corpus content, so indexes are reused."""
-    fingerprint = config_fingerprint(settings.ingest)[:8]
-    key = f"{dataset.directory.name}-{dataset.content_hash()}-{fingerprint}"
-    return settings.model_copy(update={"data_dir": settings.data_dir / "eval" / key})
+    """The evaluation's own collection: it indexes there and touches nothing else."""
+    return settings.for_collection(eval_collection(settings, dataset))
+
+
+def gold_document_ids(settings: Settings, dataset: Dataset, gold: Sequence[str]) -> list[str]:
+    """The stored ids of a question's gold passages (their ids within corpus.jsonl)."""
+    source = str(dataset.corpus.resolve())
+    return [document_id(settings.collection, passage_key(source, g)) for g in gold]
 
 
 def ensure_index(settings: Settings, dataset: Dataset, progress: Progress) -> float:
-    """Index the corpus unless the store already holds exactly this dataset (same corpus
-    content and ingest configuration); returns the seconds indexing took when it was built,
-    possibly by an earlier run. A store holding anything else is rebuilt: one Neo4j database
-    serves one evaluation dataset at a time."""
-    key = f"{dataset.name}:{dataset.content_hash()}:{config_fingerprint(settings.ingest)}"
-    with open_store(settings) as store:
+    """Index the corpus into the evaluation's collection unless it already holds exactly
+    this dataset (same corpus file and content, same ingest configuration); returns the
+    seconds indexing took when it was built, possibly by an earlier run. A collection
+    holding anything else is rebuilt — only that collection."""
+    key = (
+        f"{dataset.name}:{dataset.corpus.resolve()}:{dataset.content_hash()}:"
+        f"{config_fingerprint(settings.ingest)}"
+    )
+    with collection_writer(settings) as store:
         if store.get_meta("eval_dataset") == key and store.get_meta("eval_index_seconds"):
             run_ingest(  # a no-op unless a derived stage is stale (e.g. newer edge builders)
                 dataset.corpus, store, settings.ingest, settings.algorithms, index_dir(settings)
@@ -151,7 +176,7 @@ def run_eval(
                 result = retriever.retrieve(q["question"])
                 acc.latency_ms.append((time.perf_counter() - t0) * 1000)
                 ranking = result.doc_ranking()
-                gold = q["gold_ids"]
+                gold = gold_document_ids(settings, dataset, q["gold_ids"])
                 for k in KS:
                     acc.recalls[k].append(recall_at_k(ranking, gold, k))
                 acc.mrr.append(mrr(ranking, gold))
@@ -168,6 +193,7 @@ def run_eval(
     return {
         "dataset": dataset.name,
         "backend": settings.backend,
+        "collection": settings.collection,
         "questions": len(dataset.questions),
         "index_seconds": index_seconds,
         "results": results,
