@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from neo4j import Transaction
+from neo4j.exceptions import ClientError
 
 import cypher
 from graph.errors import StatementRefused
@@ -258,7 +259,14 @@ def plan_refusals(
 def vet(tx: Transaction, statement: str, params: Mapping[str, Any], *, database: str) -> None:
     """Plan `statement` with EXPLAIN inside `tx` (nothing runs) and raise StatementRefused,
     one line naming everything refused, unless the plan is read-only."""
-    summary = tx.run("EXPLAIN " + statement, dict(params)).consume()
+    try:
+        summary = tx.run("EXPLAIN " + statement, dict(params)).consume()
+    except ClientError as exc:
+        if "conflicting values for execution mode" in (exc.message or ""):
+            raise StatementRefused(
+                "read-only mode refused PROFILE (it runs the statement; only a plan is vetted)"
+            ) from None
+        raise
     if not summary.plan:
         raise StatementRefused("read-only mode refused the statement: the server returned no plan")
     home = "@" + database.lower()

@@ -189,6 +189,7 @@ def test_guard_refusals_name_the_reason(neo4j_store: Any, projection: str) -> No
         "LOAD CSV FROM 'http://127.0.0.1:9/' AS row RETURN row": "reads files or URLs",
         "CALL dbms.components()": "administer the server",
         "CREATE (:Token {text: 'guard_x'})": "a write (CREATE)",
+        "PROFILE MATCH (t:Token) RETURN t": "PROFILE",
     }
     for statement, reason in cases.items():
         with pytest.raises(StatementRefused, match="read-only mode refused") as info:
