@@ -171,7 +171,14 @@ def eval_(
     print(markdown_table(report))
 
 
-@app.command("cypher")
+@app.command(
+    "cypher",
+    help="Run ad-hoc Cypher on the Neo4j backend, read-only unless --write.\n\n"
+    "Read-only means the statement's plan is checked before it runs: LOAD CSV, writes, "
+    "dbms.*, GDS catalog changes (gds.graph.project/drop/export, ...) and mutate/write "
+    "modes are refused; schema introspection, db.index.*.query*, gds.graph.list and GDS "
+    "stream/stats/estimate modes on existing projections are allowed.",
+)
 @friendly
 def cypher_(
     statement: Annotated[str, typer.Argument(help="a Cypher statement in quotes; - reads stdin")],
@@ -197,12 +204,7 @@ def cypher_(
     ] = None,
     backend: BackendOpt = None,
 ) -> None:
-    """Run ad-hoc Cypher on the Neo4j backend, read-only unless --write.
-
-    Read-only means the statement's plan is checked before it runs: LOAD CSV, writes,
-    dbms.*, GDS catalog changes (gds.graph.project/drop/export, ...) and mutate/write modes
-    are refused; schema introspection, db.index.*.query*, gds.graph.list and GDS stream/stats/
-    estimate modes on existing projections are allowed."""
+    """Run ad-hoc Cypher on the Neo4j backend, read-only unless --write."""
     from app.cypher_command import run_cypher_command
 
     run_cypher_command(
