@@ -264,7 +264,14 @@ def eval_(
     print(markdown_table(report))
 
 
-@app.command("cypher")
+@app.command(
+    "cypher",
+    help="Run ad-hoc Cypher on the Neo4j backend, read-only unless --write.\n\n"
+    "Read-only means the statement's plan is checked before it runs: LOAD CSV, writes, "
+    "dbms.*, GDS catalog changes (gds.graph.project/drop/export, ...) and mutate/write "
+    "modes are refused; schema introspection, db.index.*.query*, gds.graph.list and GDS "
+    "stream/stats/estimate modes on existing projections are allowed.",
+)
 @friendly
 def cypher_(
     statement: Annotated[str, typer.Argument(help="a Cypher statement in quotes; - reads stdin")],
@@ -279,9 +286,15 @@ def cypher_(
     ] = False,
     json_out: JsonOpt = False,
     timeout: Annotated[
-        float | None, typer.Option(help="seconds the server may spend (default 60)")
+        float | None,
+        typer.Option(
+            help="seconds the server may spend (default NEORAG_CYPHER__TIMEOUT_SECONDS, 60)"
+        ),
     ] = None,
-    max_rows: Annotated[int, typer.Option(min=1, help="rows to fetch at most")] = 1000,
+    max_rows: Annotated[
+        int | None,
+        typer.Option(min=1, help="rows to fetch at most (default NEORAG_CYPHER__MAX_ROWS, 1000)"),
+    ] = None,
     backend: BackendOpt = None,
 ) -> None:
     """Run ad-hoc Cypher on the Neo4j backend, read-only unless --write."""

@@ -36,6 +36,15 @@ class LlmConfig(BaseModel):
     timeout: float = 60.0
 
 
+class CypherConsoleConfig(BaseModel):
+    """Bounds on every ad-hoc Cypher statement (`neorag cypher` and any adapter calling
+    app/cypher_service.py): the server stops it after `timeout_seconds`, and at most
+    `max_rows` rows come back. `NEORAG_CYPHER__TIMEOUT_SECONDS`, `NEORAG_CYPHER__MAX_ROWS`."""
+
+    timeout_seconds: float = Field(60.0, gt=0)
+    max_rows: int = Field(1000, ge=1)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="NEORAG_",
@@ -67,6 +76,7 @@ class Settings(BaseSettings):
     algorithms: AlgorithmConfig = Field(default_factory=AlgorithmConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     llm: LlmConfig = Field(default_factory=LlmConfig)
+    cypher: CypherConsoleConfig = Field(default_factory=CypherConsoleConfig)
 
     @field_validator("collection")
     @classmethod

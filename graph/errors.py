@@ -48,3 +48,20 @@ class LockedError(NeoragError):
 
 class StoreFull(NeoragError):
     """A write failed for lack of space; the transaction was rolled back whole."""
+
+
+class StatementRefused(WriteRefused):
+    """Ad-hoc Cypher that read-only mode does not run (app/cypher_guard.py): the message
+    names what was refused."""
+
+
+class StatementTimeout(NeoragError):
+    """Ad-hoc Cypher that did not finish within its timeout (the server stopped it)."""
+
+    def __init__(self, message: str, seconds: float) -> None:
+        super().__init__(message)
+        self.seconds = seconds
+
+
+class ParameterMissing(NeoragError):
+    """Ad-hoc Cypher that uses a `$name` no parameter was given for."""

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from neo4j import RoutingControl
 
 import cypher
+from app.cypher_service import execute
 from app.settings import Settings
 from ingest.runner import run_ingest
 
@@ -49,14 +49,19 @@ def test_unknown_saved_query_names_the_choices() -> None:
 
 
 def _rows(store: Any, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-    """Run a saved query read-only: Browser users paste these into a live database."""
-    records, _, _ = store.driver.execute_query(
+    """Run a saved query as `neorag cypher` would, read-only: Browser users paste these into
+    a live database, so each must pass the read-only guard too."""
+    result = execute(
+        store.driver,
+        store.cfg,
         cypher.browser_queries()[name],
         params,
-        database_=store.cfg.database,
-        routing_=RoutingControl.READ,
+        write=False,
+        timeout_seconds=60,
+        max_rows=100_000,
     )
-    return [r.data() for r in records]
+    assert not result.truncated
+    return result.rows
 
 
 def _one(store: Any, query: str, **params: Any) -> Any:
