@@ -1,7 +1,8 @@
 """`neorag cypher` (and `serve`, and `--help` everywhere) through the real CLI.
 
 Statements run against the real Neo4j from the environment. Anything written uses the
-`NeoragMeta` label with a unique key, which the `neo4j_store` fixture's clear() removes.
+`NeoragMeta` label with a unique key in the `neo4j_store` fixture's collection, which its
+clear() removes.
 """
 
 from __future__ import annotations
@@ -167,7 +168,13 @@ def test_gds_catalog_changes_and_load_csv_are_refused_in_one_line(neo4j_env: Non
 def test_write_with_flag_writes(neo4j_env: None, neo4j_store: Any) -> None:
     key = f"cli-probe-{uuid.uuid4().hex}"
     result = neorag(
-        "cypher", "CREATE (:NeoragMeta {key: $key, value: 'x'})", "-p", f"key={key}", "--write"
+        "cypher",
+        "CREATE (:NeoragMeta {collection: $c, key: $key, value: 'x'})",
+        "-p",
+        f"key={key}",
+        "-p",
+        f"c={neo4j_store.collection}",
+        "--write",
     )
     assert result.exit_code == 0, result.output
     assert "nodes created 1" in result.stdout
@@ -179,7 +186,11 @@ def test_write_with_flag_writes(neo4j_env: None, neo4j_store: Any) -> None:
     assert read.exit_code == 0, read.output
     [row] = json.loads(read.stdout)
     assert row["m"]["labels"] == ["NeoragMeta"]
-    assert row["m"]["properties"] == {"key": key, "value": "x"}
+    assert row["m"]["properties"] == {
+        "collection": neo4j_store.collection,
+        "key": key,
+        "value": "x",
+    }
 
 
 # ---- without Neo4j ---------------------------------------------------------------------

@@ -78,17 +78,22 @@ def graph_state(store: Any) -> dict[str, Any]:
 def projection(neo4j_store: Any) -> Iterator[str]:
     """A small token graph and a live GDS projection of it, like the one queries use."""
     name = f"neorag_guard_{uuid.uuid4().hex[:10]}"
+    c = neo4j_store.collection  # the fixture's own collection: cleared afterwards
     neo4j_store.driver.execute_query(
-        "UNWIND range(0, 9) AS i CREATE (:Token {text: 'guard' + i, df: 1}) "
+        "UNWIND range(0, 9) AS i CREATE (:Token {collection: $c, text: 'guard' + i, df: 1}) "
         "WITH collect(i) AS ids UNWIND ids AS i "
-        "MATCH (a:Token {text: 'guard' + i}), (b:Token {text: 'guard' + ((i + 1) % 10)}) "
+        "MATCH (a:Token {collection: $c, text: 'guard' + i}), "
+        "(b:Token {collection: $c, text: 'guard' + ((i + 1) % 10)}) "
         "CREATE (a)-[:CO_OCCURS {weight: 1.0 + i}]->(b)",
+        c=c,
         database_=neo4j_store.cfg.database,
     )
     neo4j_store.driver.execute_query(
-        "CALL gds.graph.project($name, 'Token', "
-        "{CO_OCCURS: {orientation: 'UNDIRECTED', properties: 'weight'}})",
+        "MATCH (a:Token {collection: $c})-[r:CO_OCCURS]->(b:Token) "
+        "RETURN gds.graph.project($name, a, b, {relationshipProperties: r {.weight}}, "
+        "{undirectedRelationshipTypes: ['*']})",
         name=name,
+        c=c,
         database_=neo4j_store.cfg.database,
     )
     try:
@@ -237,7 +242,12 @@ def test_file_urls_are_off_even_with_write(neo4j_store: Any) -> None:
 
 
 def test_write_flag_still_writes_and_projects(neo4j_store: Any) -> None:
-    result = run(neo4j_store, "CREATE (:Token {text: 'guard_w'}) RETURN 1 AS ok", write=True)
+    result = run(
+        neo4j_store,
+        "CREATE (:Token {collection: $c, text: 'guard_w'}) RETURN 1 AS ok",
+        write=True,
+        c=neo4j_store.collection,
+    )
     assert result.counters["nodes_created"] == 1
     name = f"neorag_guard_w_{uuid.uuid4().hex[:8]}"
     try:
@@ -267,7 +277,8 @@ def test_the_server_still_refuses_writes_it_is_given(neo4j_store: Any) -> None:
 
 
 def test_reads_and_introspection_still_run(neo4j_store: Any, projection: str) -> None:
-    rows = run(neo4j_store, "MATCH (t:Token) RETURN t.text AS text ORDER BY text LIMIT 3").rows
+    mine = "MATCH (t:Token {collection: $c}) RETURN t.text AS text ORDER BY text LIMIT 3"
+    rows = run(neo4j_store, mine, c=neo4j_store.collection).rows
     assert [r["text"] for r in rows] == ["guard0", "guard1", "guard2"]
     assert {"label": "Token"} in run(neo4j_store, "CALL db.labels()").rows
     assert "CO_OCCURS" in {
@@ -292,10 +303,11 @@ def test_gds_stream_and_stats_on_an_existing_projection_run(
 ) -> None:
     rows = run(
         neo4j_store,
-        "MATCH (t:Token {text: 'guard0'}) WITH collect(t) AS seeds "
+        "MATCH (t:Token {collection: $c, text: 'guard0'}) WITH collect(t) AS seeds "
         "CALL gds.pageRank.stream($name, {sourceNodes: seeds}) YIELD nodeId, score "
         "RETURN gds.util.asNode(nodeId).text AS token, score ORDER BY score DESC LIMIT 3",
         name=projection,
+        c=neo4j_store.collection,
     ).rows
     assert rows[0]["token"] == "guard0" and rows[0]["score"] > rows[-1]["score"] > 0
     stats = run(neo4j_store, "CALL gds.leiden.stats($name) YIELD communityCount", name=projection)
@@ -318,15 +330,21 @@ def test_index_queries_pass_the_guard(neo4j_store: Any) -> None:
 READ_SHAPES = [
     "MATCH (d:Document {id: $id}) RETURN d",  # unique index seek
     "MATCH (c:Chunk) WHERE c.doc_id STARTS WITH $id RETURN c LIMIT 5",  # range seek
-    "MATCH (a:Token)-[:CO_OCCURS*1..3]-(b:Token) RETURN count(*) AS n",
-    "MATCH p = shortestPath((a:Token)-[*..4]-(b:Token)) WHERE a <> b RETURN length(p) LIMIT 3",
-    "MATCH (a:Token) ((x)-[:CO_OCCURS]->(y)){1,2} (b:Token) RETURN count(*) AS n",
-    "MATCH (a:Token) OPTIONAL MATCH (a)-[r]->() RETURN a.text, count(r) ORDER BY a.text SKIP 1",
-    "MATCH (a:Token) WHERE NOT EXISTS { (a)-[:HAS_TOKEN]-() } RETURN DISTINCT a.df",
+    "MATCH (a:Token {collection: $c})-[:CO_OCCURS*1..3]-(b:Token {collection: $c})"
+    " RETURN count(*) AS n",
+    "MATCH p = shortestPath((a:Token {collection: $c})-[*..4]-(b:Token {collection: $c}))"
+    " WHERE a <> b RETURN length(p) LIMIT 3",
+    "MATCH (a:Token {collection: $c}) ((x)-[:CO_OCCURS]->(y)){1,2} (b:Token {collection: $c})"
+    " RETURN count(*) AS n",
+    "MATCH (a:Token {collection: $c}) OPTIONAL MATCH (a)-[r]->()"
+    " RETURN a.text, count(r) ORDER BY a.text SKIP 1",
+    "MATCH (a:Token {collection: $c}) WHERE NOT EXISTS { (a)-[:HAS_TOKEN]-() }"
+    " RETURN DISTINCT a.df",
     "UNWIND $ids AS i MATCH (c:Chunk {id: i}) RETURN c.id UNION ALL RETURN 'x' AS `c.id`",
-    "MATCH (a:Token), (b:Token) WHERE a.df = b.df AND a <> b RETURN count(*) AS n",
-    "MATCH (n) RETURN labels(n) AS l, count(*) AS n ORDER BY n DESC LIMIT 10",
-    "MATCH ()-[r:CO_OCCURS]->() RETURN count(r) AS n",
+    "MATCH (a:Token {collection: $c}), (b:Token {collection: $c}) WHERE a.df = b.df AND a <> b"
+    " RETURN count(*) AS n",
+    "MATCH (n {collection: $c}) RETURN labels(n) AS l, count(*) AS n ORDER BY n DESC LIMIT 10",
+    "MATCH (:Token {collection: $c})-[r:CO_OCCURS]->() RETURN count(r) AS n",
     "RETURN [x IN range(1, 5) WHERE x % 2 = 0 | x * x] AS squares, "
     "CASE WHEN $id IS NULL THEN 'none' ELSE 'some' END AS c",
 ]
@@ -335,7 +353,7 @@ READ_SHAPES = [
 @pytest.mark.parametrize("statement", READ_SHAPES)
 def test_read_query_shapes_pass_the_guard(neo4j_store: Any, statement: str) -> None:
     neo4j_store.ensure_schema()
-    run(neo4j_store, statement, id="x", ids=["a", "b"])
+    run(neo4j_store, statement, id="x", ids=["a", "b"], c=neo4j_store.collection)
 
 
 def test_every_repo_statement_uses_only_known_operators(neo4j_store: Any) -> None:
