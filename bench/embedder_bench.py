@@ -135,9 +135,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--datasets", default="musique-200,hotpotqa-200")
     ap.add_argument("--limit", type=int, default=200, help="first N questions")
-    ap.add_argument(
-        "--default-on", default="musique-200", help="datasets also run in default mode"
-    )
+    ap.add_argument("--default-on", default="musique-200", help="datasets also run in default mode")
     ap.add_argument("--throughput-passages", type=int, default=256)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--data-dir", type=Path, default=CACHE / "data")
@@ -176,9 +174,9 @@ def main() -> None:
         "retrieval": retrieval,
         "load_average": [round(x, 1) for x in os.getloadavg()],
     }
-    ratio = speed["all-MiniLM-L6-v2"]["passages_per_s"] / speed["all-mpnet-base-v2"][
-        "passages_per_s"
-    ]
+    ratio = (
+        speed["all-MiniLM-L6-v2"]["passages_per_s"] / speed["all-mpnet-base-v2"]["passages_per_s"]
+    )
     report["throughput"]["minilm_over_mpnet"] = round(ratio, 2)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")

@@ -110,9 +110,7 @@ def reembed_documents(
         chunks = [c for d in batch for c in by_doc.get(d, [])]
         for chunk in chunks:
             chunk.tokens = tokens.get(chunk.id, ())
-        vectors = embedder.encode(
-            [embedding_text(c.title, c.section_path, c.text) for c in chunks]
-        )
+        vectors = embedder.encode([embedding_text(c.title, c.section_path, c.text) for c in chunks])
         for chunk, vector in zip(chunks, vectors, strict=True):
             chunk.embedding = vector
         store.apply(

@@ -57,7 +57,8 @@ def test_a_folder_without_a_model_is_refused(tmp_path: Path) -> None:
 
 
 def test_packaged_aliases_are_one_model() -> None:
-    paths = {resolve_model_path(n) for n in (MINILM, "all-minilm-l6-v2", f"sentence-transformers/{MINILM}")}
+    names = (MINILM, "all-minilm-l6-v2", f"sentence-transformers/{MINILM}")
+    paths = {resolve_model_path(n) for n in names}
     assert len(paths) == 1 and (Path(paths.pop()) / "modules.json").is_file()
     assert model_identity(f"sentence-transformers/{MINILM}") == model_identity(MINILM) == MINILM
     aliased = IngestConfig(models=ModelConfig(embedding_model="ALL-MINILM-L6-V2"))
@@ -212,7 +213,7 @@ def test_changing_the_model_rebuilds_every_stage_at_the_new_dimension(
     finally:
         engine.close()
 
-    with pytest.raises(EmbeddingModelMismatch, match="embedded with .*96 dims"):
+    with pytest.raises(EmbeddingModelMismatch, match=r"embedded with .*\(96 dims\)"):
         Engine(minilm)
 
 
@@ -243,8 +244,9 @@ def test_documents_from_other_paths_are_re_embedded(
     with open_store(cls) as changed, open_store(fresh) as reference:
         got, want = changed.snapshot(), reference.snapshot()
         assert set(got.documents) == set(want.documents)
-        # B's document hashes still name the old configuration (its path re-chunks it).
-        assert_same_graph(replace(got, documents={}), replace(want, documents={}))  # tokens, co-occurrences, entities, SEMANTIC edges
+        # Tokens, co-occurrences, entities, SEMANTIC edges; B's document hashes still name
+        # the old configuration (the next ingest of its path re-chunks it).
+        assert_same_graph(replace(got, documents={}), replace(want, documents={}))
         new, ref = changed.chunk_vectors("embedding"), reference.chunk_vectors("embedding")
         assert new.keys() == ref.keys()
         assert max(float(np.abs(new[c] - ref[c]).max()) for c in ref) < 1e-5

@@ -12,7 +12,7 @@ from ingest.embed import resolve_model_path
 MINILM = "all-MiniLM-L6-v2"
 
 
-def _minilm_transformer():  # noqa: ANN202 - a sentence-transformers module
+def _minilm_transformer():  # a sentence-transformers Transformer module
     from sentence_transformers.sentence_transformer.modules import Transformer
 
     return Transformer(resolve_model_path(MINILM))
