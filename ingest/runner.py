@@ -25,9 +25,12 @@ from pathlib import Path
 from graph.base import GraphStore
 from graph.config import AlgorithmConfig
 from graph.types import ChunkRecord, DocumentRecord, GraphDelta
+from ingest.analytics_refresh import refresh_analytics
 from ingest.chunkers import chunk_document, chunk_id
 from ingest.config import IngestConfig
-from ingest.edges import EDGE_BUILDER_VERSION, build_chunk_edges
+from ingest.edges import EDGE_BUILDER_VERSION
+from ingest.edges.journal import JournalWriter
+from ingest.edges.maintain import pending, refresh_chunk_edges
 from ingest.indexes import SearchIndexes
 from ingest.loaders import LoadedDocument, SkippedFile, scan
 from ingest.models import IngestModels
@@ -205,6 +208,8 @@ def run_ingest(
     report.changed = sorted(work.changed_ids)
     report.new = [d.id for d in work.to_index if d.id not in work.changed_ids]
     report.removed = work.removed_ids
+    # Snapshots of what each write removes, stored with it, for the incremental edge stage.
+    journal = JournalWriter(store, stored)
 
     if work.removed_ids:
         with timed(report, "write", time.perf_counter):
@@ -215,6 +220,7 @@ def run_ingest(
                     cooccurrence=cooccurrence_delta(
                         [], removed_tokens.values(), cfg.tokens.cooccurrence_window
                     ),
+                    meta=journal.record(work.removed_ids, [], analyzer),
                 )
             )
 
@@ -238,6 +244,7 @@ def run_ingest(
                             removed_tokens.values(),
                             cfg.tokens.cooccurrence_window,
                         ),
+                        meta=journal.record(old_ids, [d.id for d, _ in built], analyzer),
                     )
                 )
             progress.advance("write", len(batch))
@@ -265,28 +272,43 @@ def refresh_derived(
     analyzer: Analyzer | None = None,
     force: bool = False,
 ) -> None:
-    """Rebuild chunk edges, analytics and the FAISS/BM25 files if the stored documents
-    changed since they were last built (or a previous run died before finishing them)."""
+    """Bring chunk edges, analytics and the FAISS/BM25 files up to date if the stored
+    documents changed since they were last built (or a previous run died before finishing
+    them). Chunk edges follow the change (ingest/edges/maintain.py); analytics run a full
+    pass or place the new chunks (ingest/analytics_refresh.py)."""
     fingerprint = corpus_fingerprint(store.documents(), cfg)
     indexes_ok = SearchIndexes.load(index_dir, fingerprint) is not None
-    if not force and store.get_meta(DERIVED_KEY) == fingerprint and indexes_ok:
+    edges_pending = pending(store)
+    derived_for = store.get_meta(DERIVED_KEY)
+    if not force and derived_for == fingerprint and indexes_ok and not edges_pending:
         return
     report.derived_rebuilt = True
     analyzer = analyzer or Analyzer(cfg.tokens)
-    if force or store.get_meta(DERIVED_KEY) != fingerprint:
+    if force or edges_pending or derived_for != fingerprint:
         with timed(report, "edges", time.perf_counter):
             progress.start("chunk edges", None)
-            corpus = store.corpus()
-            kinds = build_chunk_edges(corpus, cfg.edges, analyzer)
-            store.replace_chunk_edges([e for es in kinds.values() for e in es])
+            edges = refresh_chunk_edges(store, cfg.edges, analyzer, force=force)
             progress.finish("chunk edges")
+        report.edge_refresh = edges.mode
+        for stage, seconds in edges.seconds.items():
+            report.add_time(f"edges.{stage}", seconds)
         progress.start("analytics", None)
-        analytics = store.run_analytics(algorithms)
+        incremental = edges.mode == "update"
+        analytics = refresh_analytics(
+            store,
+            algorithms,
+            cfg.analytics,
+            added=edges.added if incremental else None,
+            removed=len(edges.removed),
+            full=force,
+        )
         progress.finish("analytics")
-        for stage, seconds in analytics.seconds.items():
+        report.analytics_refresh = analytics.mode
+        for stage, seconds in analytics.report.seconds.items():
             report.add_time(f"analytics.{stage}", seconds)
-        report.modularity = analytics.modularity
-        report.warnings += analytics.warnings
+        if analytics.mode == "full":
+            report.modularity = analytics.report.modularity
+        report.warnings += analytics.report.warnings
     with timed(report, "indexes", time.perf_counter):
         progress.start("indexes", None)
         SearchIndexes.build(store, index_dir, fingerprint, analyzer)
