@@ -17,6 +17,7 @@ from app.runlog import record_run
 from app.services import index_dir, open_store
 from app.settings import Settings
 from graph.errors import NeoragError
+from ingest.analytics_refresh import AnalyticsRun, refresh_analytics
 from ingest.report import IngestReport, Progress
 from ingest.runner import run_ingest
 
@@ -75,6 +76,24 @@ class LockedError(NeoragError):
     pass
 
 
+def run_full_analytics(settings: Settings) -> AnalyticsRun:
+    """The deferred full analytics pass (`neorag analytics`), under the ingest lock."""
+    lock = ingest_lock(settings)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise LockedError(
+            f"an ingest into {settings.backend_dir} is running; its analytics run with it"
+        ) from None
+    try:
+        with open_store(settings) as store:
+            return refresh_analytics(
+                store, settings.algorithms, settings.ingest.analytics, added=None, full=True
+            )
+    finally:
+        lock.release()
+
+
 def print_report(report: IngestReport, console: Console) -> None:
     docs = Table(title="documents", show_header=True)
     for col in ("new", "changed", "removed", "unchanged", "skipped"):
@@ -95,6 +114,9 @@ def print_report(report: IngestReport, console: Console) -> None:
     graph.add_row("communities", str(report.communities))
     if report.modularity is not None:
         graph.add_row("modularity", f"{report.modularity:.3f}")
+    if report.edge_refresh:
+        graph.add_row("chunk edges", report.edge_refresh)
+        graph.add_row("analytics", report.analytics_refresh)
     console.print(graph)
     times = Table(title="seconds per stage", show_header=False)
     for stage, s in report.seconds.items():

@@ -4,12 +4,13 @@ single passage of an already indexed corpus, by stage (embedded backend by defau
     python bench/change_bench.py ../shared/datasets/2wiki-dev --work .neorag/bench \
         --out bench/out/change-2wiki.json
 
-`--work` keeps a fully indexed copy of the corpus between runs (`<work>/base`, built on first
-use: a fresh ingest, minutes); every run copies it, re-ingests the unchanged corpus once (a
-no-op, or the derived-stage rebuild a new edge-builder version asks for: reported as
-`warm`), then applies `--rounds` changes one after another (edit, add, remove, edit, ...)
-and times each re-ingest in-process with the models already loaded. Figures are wall-clock
-seconds on a shared machine: indicative, not precise.
+`--work` keeps a fully indexed copy of the corpus between runs (`<work>/base` indexing
+`<work>/corpus`, built on first use: a fresh ingest, minutes). Every run copies the store,
+warms the models up on a throwaway store, re-ingests the unchanged corpus once (a no-op, or
+the derived-stage rebuild a new edge-builder version asks for: reported as `warm`), then
+applies `--rounds` changes one after another to `<work>/corpus` (edit, add, remove, edit,
+...; the original file is put back afterwards) and times each re-ingest in-process with the
+models loaded. Figures are wall-clock seconds on a shared machine: indicative only.
 """
 
 from __future__ import annotations
@@ -108,29 +109,29 @@ def main() -> None:
     run_dir = work / "run"
     shutil.rmtree(run_dir, ignore_errors=True)
     shutil.copytree(base, run_dir)
-    run_corpus = work / "run-corpus"
-    shutil.rmtree(run_corpus, ignore_errors=True)
-    run_corpus.mkdir(parents=True)
-    shutil.copy(corpus_dir / "corpus.jsonl", run_corpus / "corpus.jsonl")
-    # The base store indexed `corpus_dir`; the run indexes `run_corpus`, which holds the same
-    # passages (same ids and hashes), so only the changes below are new work.
-    passages = [
-        json.loads(line)
-        for line in (run_corpus / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
+    warm_corpus = work / "warm-corpus"
+    warm_corpus.mkdir(exist_ok=True)
+    (warm_corpus / "corpus.jsonl").write_text(
+        json.dumps({"id": "w", "title": "Warm", "text": "Paris is in France. It is big."}) + "\n"
+    )
+    _ingest(warm_corpus, work / "warm-store", args.backend, models)
+    corpus_file = corpus_dir / "corpus.jsonl"
+    original = corpus_file.read_text(encoding="utf-8")
+    passages = [json.loads(line) for line in original.splitlines() if line.strip()]
     print("[bench] warm re-ingest of the unchanged corpus ...", file=sys.stderr)
-    result["warm"] = _ingest(run_corpus, run_dir, args.backend, models)
+    result["warm"] = _ingest(corpus_dir, run_dir, args.backend, models)
     rounds = []
-    for i in range(args.rounds):
-        kind = KINDS[i % len(KINDS)]
-        what = _change(passages, kind, i)
-        (run_corpus / "corpus.jsonl").write_text(
-            "".join(json.dumps(p) + "\n" for p in passages), encoding="utf-8"
-        )
-        one = {"change": what, **_ingest(run_corpus, run_dir, args.backend, models)}
-        print(f"[bench] {what}: {one['seconds']} s {one['stages']}", file=sys.stderr)
-        rounds.append(one)
+    try:
+        for i in range(args.rounds):
+            what = _change(passages, KINDS[i % len(KINDS)], i)
+            corpus_file.write_text(
+                "".join(json.dumps(p) + "\n" for p in passages), encoding="utf-8"
+            )
+            one = {"change": what, **_ingest(corpus_dir, run_dir, args.backend, models)}
+            print(f"[bench] {what}: {one['seconds']} s {one['stages']}", file=sys.stderr)
+            rounds.append(one)
+    finally:
+        corpus_file.write_text(original, encoding="utf-8")
     result["rounds"] = rounds
     stages = sorted({s for r in rounds for s in r["stages"]})
     result["median_seconds"] = round(statistics.median(r["seconds"] for r in rounds), 3)

@@ -286,7 +286,9 @@ class Neo4jStore(GraphStore):
             if e.kind not in (*EDGE_KINDS, RELATED):
                 raise ValueError(f"unknown chunk edge kind {e.kind!r}")
         self.ensure_schema()
-        deletes = [{"kind": k, "src": s, "dst": d} for k, s, d in change.delete]
+        # A rewritten edge is deleted first: CREATE would add a second relationship.
+        keys = {*change.delete, *((e.kind, e.src, e.dst) for e in change.write)}
+        deletes = [{"kind": k, "src": s, "dst": d} for k, s, d in sorted(keys)]
         writes = [
             {"kind": e.kind, "src": e.src, "dst": e.dst, "weight": float(e.weight)}
             for e in change.write
@@ -298,7 +300,8 @@ class Neo4jStore(GraphStore):
             if change.replace_all:
                 tx.run(cypher.load("delete_chunk_edges")).consume()
                 tx.run(cypher.load("clear_chunk_edge_states")).consume()
-            self._unwind(tx, "delete_chunk_edge_keys", "edges", deletes)
+            if not change.replace_all:
+                self._unwind(tx, "delete_chunk_edge_keys", "edges", deletes)
             self._unwind(tx, "create_chunk_edges", "edges", writes)
             self._unwind(tx, "write_chunk_edge_states", "rows", states)
             for key, value in change.meta.items():

@@ -30,8 +30,17 @@ def question_terms(questions: Sequence[str], analyzer: Analyzer) -> Counter[str]
 
 
 class EdgeCorpus:
-    def __init__(self, chunks: Iterable[ChunkRecord], analyzer: Analyzer) -> None:
+    """`known_terms`: question-term counts already computed for some chunks (kept in the
+    store's edge state), so only the others' questions are tokenised."""
+
+    def __init__(
+        self,
+        chunks: Iterable[ChunkRecord],
+        analyzer: Analyzer,
+        known_terms: dict[str, dict[str, int]] | None = None,
+    ) -> None:
         self.analyzer = analyzer
+        self._known_terms = known_terms or {}
         # Python's order, not the backend's: both stores must feed the builders alike.
         self.chunks = sorted(chunks, key=lambda c: (c.doc_id, c.ordinal))
         self.by_id = {c.id: c for c in self.chunks}
@@ -61,8 +70,13 @@ class EdgeCorpus:
     @cached_property
     def terms(self) -> dict[str, Counter[str]]:
         """Question-term counts of every chunk that has utility questions."""
+        known = self._known_terms
         return {
-            c.id: question_terms(c.questions, self.analyzer) for c in self.chunks if c.questions
+            c.id: Counter(known[c.id])
+            if c.id in known
+            else question_terms(c.questions, self.analyzer)
+            for c in self.chunks
+            if c.questions
         }
 
     @cached_property

@@ -47,8 +47,18 @@ def digest_sum(docs: Iterable[DocumentRecord]) -> int:
     return sum(document_digest(d) for d in docs) & _MASK
 
 
-def config_digest(cfg: EdgeConfig) -> str:
-    text = json.dumps(cfg.model_dump(mode="json"), sort_keys=True) + f"v{EDGE_BUILDER_VERSION}"
+def config_digest(cfg: EdgeConfig, analyzer: Analyzer) -> str:
+    """Everything besides the corpus that the stored edges and states depend on: the edge
+    settings, the builder version, and the analyzer (question terms are cached per chunk)."""
+    text = json.dumps(
+        {
+            "edges": cfg.model_dump(mode="json"),
+            "tokens": analyzer.cfg.model_dump(mode="json"),
+            "stopwords": sorted(analyzer._stop),
+            "version": EDGE_BUILDER_VERSION,
+        },
+        sort_keys=True,
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -10,8 +10,8 @@ from graph.types import RELATED
 from ingest.config import EdgeConfig
 from ingest.edges import cites, related, semantic, shares_entity, utility, within_document
 from ingest.edges.corpus import CorpusChange, EdgeCorpus
-from ingest.edges.model import KindChange, KindEdges, Kth
-from ingest.edges.stored import StoredEdges, StoredStates
+from ingest.edges.model import KindChange, KindEdges
+from ingest.edges.stored import ChunkState, StoredEdges, StoredStates
 from ingest.tokens import Analyzer
 
 TOP_K_KINDS = (semantic.KIND, shares_entity.KIND, utility.KIND)
@@ -58,10 +58,15 @@ def update_all(
     return changes
 
 
-def states_of_build(kinds: dict[str, KindEdges]) -> dict[str, dict[str, Kth]]:
-    """Per chunk, the kth key of every top-k kind it belongs to."""
-    out: dict[str, dict[str, Kth]] = {}
+def states_of_build(kinds: dict[str, KindEdges], corpus: EdgeCorpus) -> dict[str, ChunkState]:
+    """Per chunk, the kth key of every top-k kind it belongs to, and its question terms."""
+    out = {c.id: ChunkState(terms=state_terms(corpus, c.id)) for c in corpus.chunks}
     for kind in TOP_K_KINDS:
         for cid, kth in (kinds[kind].kth or {}).items():
-            out.setdefault(cid, {})[kind] = kth
+            out[cid].kth[kind] = kth
     return out
+
+
+def state_terms(corpus: EdgeCorpus, chunk_id: str) -> dict[str, int] | None:
+    counts = corpus.terms.get(chunk_id)
+    return None if counts is None else dict(counts)

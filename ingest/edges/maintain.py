@@ -27,8 +27,8 @@ from ingest.edges.journal import (
     config_digest,
     digest_sum,
 )
-from ingest.edges.model import KindChange, Kth
-from ingest.edges.stored import StoredEdges, StoredStates, encode_state
+from ingest.edges.model import KindChange
+from ingest.edges.stored import ChunkState, StoredEdges, StoredStates, encode_state
 from ingest.edges.topk import StateMissing
 from ingest.tokens import Analyzer
 
@@ -57,31 +57,45 @@ def refresh_chunk_edges(
     t0 = time.perf_counter()
     state, journal = EdgeState.load(store), EdgeJournal.load(store)
     docs = store.documents()
-    reason = _why_full(state, journal, docs, cfg, force)
+    reason = _why_full(state, journal, docs, cfg, analyzer, force)
     if reason is None and journal.empty:
         return EdgeRefresh("current")
-    corpus = EdgeCorpus(store.corpus(), analyzer)
+    chunks = store.corpus()
     seconds = {"read": round(time.perf_counter() - t0, 3)}
     if reason is None:
-        change = CorpusChange(corpus, set(journal.docs), journal.removed)
         assert state is not None
+        states = StoredStates(store)
+        states.load(c.id for c in chunks)
+        known = {
+            c.id: terms
+            for c in chunks
+            if c.doc_id not in journal.docs and (terms := states.state(c.id).terms) is not None
+        }
+        change = CorpusChange(
+            EdgeCorpus(chunks, analyzer, known), set(journal.docs), journal.removed
+        )
         reason = _why_not_local(change, state)
         if reason is None:
             try:
-                return _update(store, change, cfg, analyzer, docs, seconds)
+                return _update(store, change, cfg, analyzer, docs, states, seconds)
             except StateMissing as exc:
                 reason = str(exc)
-    return _full(store, corpus, cfg, analyzer, docs, reason, seconds)
+    return _full(store, EdgeCorpus(chunks, analyzer), cfg, analyzer, docs, reason, seconds)
 
 
 def _why_full(
-    state: EdgeState | None, journal: EdgeJournal, docs: dict, cfg: EdgeConfig, force: bool
+    state: EdgeState | None,
+    journal: EdgeJournal,
+    docs: dict,
+    cfg: EdgeConfig,
+    analyzer: Analyzer,
+    force: bool,
 ) -> str | None:
     if force:
         return "forced"
     if state is None:
         return "no stored edge state"
-    if state.config != config_digest(cfg):
+    if state.config != config_digest(cfg, analyzer):
         return "edge configuration or builder version changed"
     if journal.overflow:
         return "large change"
@@ -99,8 +113,8 @@ def _why_not_local(change: CorpusChange, state: EdgeState) -> str | None:
     return all_kinds.full_build_needed(change)
 
 
-def _new_state(cfg: EdgeConfig, docs: dict, chunks: int) -> dict[str, str]:
-    state = EdgeState(config_digest(cfg), digest_sum(docs.values()), chunks)
+def _new_state(cfg: EdgeConfig, analyzer: Analyzer, docs: dict, chunks: int) -> dict[str, str]:
+    state = EdgeState(config_digest(cfg, analyzer), digest_sum(docs.values()), chunks)
     return {STATE_KEY: state.dumps(), JOURNAL_KEY: ""}
 
 
@@ -115,7 +129,7 @@ def _full(
 ) -> EdgeRefresh:
     t0 = time.perf_counter()
     built = all_kinds.build_all(corpus, cfg, analyzer)
-    states = all_kinds.states_of_build(built)
+    states = all_kinds.states_of_build(built, corpus)
     seconds["build"] = round(time.perf_counter() - t0, 3)
     edges = [e for kind in built.values() for e in kind.edges()]
     t0 = time.perf_counter()
@@ -124,7 +138,7 @@ def _full(
             replace_all=True,
             write=edges,
             states={cid: encode_state(s) for cid, s in states.items()},
-            meta=_new_state(cfg, docs, len(corpus)),
+            meta=_new_state(cfg, analyzer, docs, len(corpus)),
         )
     )
     seconds["write"] = round(time.perf_counter() - t0, 3)
@@ -139,10 +153,11 @@ def _update(
     cfg: EdgeConfig,
     analyzer: Analyzer,
     docs: dict,
+    states: StoredStates,
     seconds: dict[str, float],
 ) -> EdgeRefresh:
     t0 = time.perf_counter()
-    stored, states = StoredEdges(store), StoredStates(store)
+    stored = StoredEdges(store)
     changes = all_kinds.update_all(change, cfg, analyzer, stored, states)
     seconds["update"] = round(time.perf_counter() - t0, 3)
     new_states = _merged_states(changes, change, states)
@@ -160,7 +175,7 @@ def _update(
             write=written,
             states={cid: encode_state(s) for cid, s in new_states.items()},
             drop_states=gone,
-            meta=_new_state(cfg, docs, len(change.corpus)),
+            meta=_new_state(cfg, analyzer, docs, len(change.corpus)),
         )
     )
     seconds["write"] = round(time.perf_counter() - t0, 3)
@@ -176,15 +191,18 @@ def _update(
 
 def _merged_states(
     changes: dict[str, KindChange], change: CorpusChange, states: StoredStates
-) -> dict[str, dict[str, Kth]]:
+) -> dict[str, ChunkState]:
     """New chunks get a fresh state; recomputed survivors keep their other kinds' keys."""
-    touched = {cid for ch in changes.values() for cid in ch.kth}
-    states.load(c for c in touched if c not in change.added_ids)
-    out: dict[str, dict[str, Kth]] = {}
+    touched = {cid for ch in changes.values() for cid in ch.kth} | change.added_ids
+    out: dict[str, ChunkState] = {}
     for cid in sorted(touched):
-        merged = {} if cid in change.added_ids else dict(states.of(cid))
+        if cid in change.added_ids:
+            merged = ChunkState(terms=all_kinds.state_terms(change.corpus, cid))
+        else:
+            old = states.state(cid)
+            merged = ChunkState(dict(old.kth), old.terms)
         for kind, ch in changes.items():
             if cid in ch.kth:
-                merged[kind] = ch.kth[cid]
+                merged.kth[kind] = ch.kth[cid]
         out[cid] = merged
     return out

@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+import numpy as np
+
 from ingest.config import EdgeConfig
 from ingest.edges import topk
 from ingest.edges.corpus import CorpusChange, EdgeCorpus
@@ -32,14 +34,16 @@ def idf(df: int, n: int) -> float:
     return math.log((1.0 + octave(n)) / (1.0 + quarter_octave(df))) + 1.0
 
 
-def vector(counts: Counter[str], df: Counter[str], n: int) -> dict[str, float]:
-    return {t: (1.0 + math.log(c)) * idf(df[t], n) for t, c in counts.items()}
-
-
 def space(corpus: EdgeCorpus, cfg: EdgeConfig) -> VectorSpace:
     ids = sorted(corpus.terms)
     n, df = len(ids), corpus.term_df
-    rows = [vector(corpus.terms[c], df, n) for c in ids]
+    by_df = {d: idf(d, n) for d in set(df.values())}
+    weight = {t: by_df[d] for t, d in df.items()}
+    rows = []
+    for cid in ids:
+        counts = corpus.terms[cid]
+        terms = sorted(counts)
+        rows.append((terms, np.array([(1.0 + math.log(counts[t])) * weight[t] for t in terms])))
     return sparse_space(ids, rows, cfg.utility_min_similarity)
 
 

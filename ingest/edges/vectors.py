@@ -3,11 +3,12 @@ question TF-IDF vectors).
 
 An incremental update must score a pair exactly as a fresh build does, but a float dot
 product depends on summation order, which BLAS picks by matrix shape. So each unit vector is
-quantised once to integers (`rint(u · 2^24)`, a pure function of the stored vector, its norm
-summed with `math.fsum`), and products of those are integers below 2^53: float64 matrix
-products then compute them exactly in any order, blocked or not, dense or sparse. A score is
-that integer over 2^48 — within ~1e-6 of the float cosine, and bit-identical however it was
-computed.
+quantised once to integers (`rint(u · 2^24)`), and products of those are integers below
+2^53: float64 matrix products then compute them exactly in any order, blocked or not, dense
+or sparse. A score is that integer over 2^48 — within ~1e-6 of the float cosine, and
+bit-identical however it was computed. The quantisation itself must be a pure function of
+one vector, so its norm is summed by a fixed pairwise tree of element-wise additions
+(`row_norms`), which no batch shape or SIMD path can reorder.
 
 `exact_scores` is the one search primitive (rows of the space against all of it, in blocks);
 an approximate index can replace it for candidate generation as long as candidates are
@@ -16,7 +17,6 @@ re-scored with it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -29,13 +29,26 @@ _SQUARED = SCALE * SCALE
 BLOCK = 1024
 
 
-def unit_quantised(vector: np.ndarray) -> np.ndarray:
-    """The vector scaled to unit length and rounded to integers on the 2^-24 grid."""
-    v = np.asarray(vector, dtype=np.float64)
-    norm = math.sqrt(math.fsum((v * v).tolist()))
-    if norm == 0.0:
-        return np.zeros_like(v)
-    return np.rint(v / norm * SCALE)
+def row_norms(rows: np.ndarray) -> np.ndarray:
+    """Euclidean norm of each row, summed in the same fixed order whatever the matrix:
+    columns padded with zeros to a power of two, then halves added element-wise."""
+    squares = np.asarray(rows, dtype=np.float64) ** 2
+    width = 1 << max(int(squares.shape[1]) - 1, 0).bit_length()
+    if width != squares.shape[1]:
+        squares = np.hstack([squares, np.zeros((squares.shape[0], width - squares.shape[1]))])
+    while squares.shape[1] > 1:
+        half = squares.shape[1] // 2
+        squares = squares[:, :half] + squares[:, half:]
+    return np.sqrt(squares[:, 0])
+
+
+def unit_quantised(rows: np.ndarray) -> np.ndarray:
+    """Each row scaled to unit length and rounded to integers on the 2^-24 grid (zero rows
+    stay zero)."""
+    rows = np.asarray(rows, dtype=np.float64)
+    norms = row_norms(rows)
+    safe = np.where(norms > 0, norms, 1.0)
+    return np.rint(rows / safe[:, None] * SCALE)
 
 
 class VectorSpace:
@@ -103,24 +116,26 @@ class VectorSpace:
 def dense_space(ids: Sequence[str], vectors: Sequence[np.ndarray], floor: float) -> VectorSpace:
     if not ids:
         return VectorSpace([], np.zeros((0, 0)), floor)
-    rows = np.stack([unit_quantised(v) for v in vectors])
-    return VectorSpace(ids, rows, floor)
+    return VectorSpace(ids, unit_quantised(np.stack(vectors)), floor)
 
 
 def sparse_space(
-    ids: Sequence[str], weights: Sequence[dict[str, float]], floor: float
+    ids: Sequence[str], rows: Sequence[tuple[list[str], np.ndarray]], floor: float
 ) -> VectorSpace:
-    """Rows from {term: weight} maps (weights are scaled to unit length here)."""
-    vocab: dict[str, int] = {}
-    r, c, v = [], [], []
-    for i, row in enumerate(weights):
-        terms = sorted(row)
-        norm = math.sqrt(math.fsum(row[t] * row[t] for t in terms))
-        for t in terms:
-            q = float(np.rint(row[t] / norm * SCALE)) if norm > 0 else 0.0
-            if q != 0.0:
-                r.append(i)
-                c.append(vocab.setdefault(t, len(vocab)))
-                v.append(q)
-    matrix = sparse.csr_matrix((v, (r, c)), shape=(len(ids), max(len(vocab), 1)), dtype=np.float64)
+    """Rows given as (terms in sorted order, their weights); scaled to unit length here. A
+    row's weights are laid out left-aligned in a zero-padded matrix, so `row_norms` sums
+    each row in the same order as it would alone."""
+    lengths = np.fromiter((len(terms) for terms, _ in rows), np.int64, len(rows))
+    width = int(lengths.max()) if len(rows) else 0
+    padded = np.zeros((len(rows), max(width, 1)))
+    for i, (_, weights) in enumerate(rows):
+        padded[i, : len(weights)] = weights
+    filled = np.arange(padded.shape[1])[None, :] < lengths[:, None]
+    values = unit_quantised(padded)[filled]  # row-major: the rows' terms in order
+    terms = [t for row_terms, _ in rows for t in row_terms]
+    vocab = {t: i for i, t in enumerate(dict.fromkeys(terms))}
+    cols = np.fromiter((vocab[t] for t in terms), np.int64, len(terms))
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    matrix = sparse.csr_matrix((values, cols, indptr), shape=(len(ids), max(len(vocab), 1)))
+    matrix.eliminate_zeros()
     return VectorSpace(ids, matrix, floor)

@@ -35,7 +35,20 @@ CFG = EdgeConfig(
 ANALYZER = Analyzer()
 _PLACES = ["Ash", "Birch", "Cedar", "Dune", "Elm", "Fern", "Glen", "Heath", "Iris", "Juniper"]
 _SUFFIX = ["Vale", "Ford", "Hill", "Moor"]
-_WORDS = "river castle battle king queen bridge harbour tower forest abbey mill market".split()
+_WORDS = [
+    "river",
+    "castle",
+    "battle",
+    "king",
+    "queen",
+    "bridge",
+    "harbour",
+    "tower",
+    "forest",
+    "abbey",
+    "mill",
+    "market",
+]
 _NAMES = [f"Person {c}" for c in "ABCDEFGHIJKLMNOPQRST"]
 _SECTIONS = [(), ("History",), ("History", "Early"), ("History", "Late"), ("Geography",)]
 _DIM = 6

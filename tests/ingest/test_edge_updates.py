@@ -31,7 +31,7 @@ def assert_equals_fresh_build(store) -> None:
     worst = max((abs(got[k] - want[k]) for k in want), default=0.0)
     assert worst <= TOLERANCE, worst
     states = {c: decode_state(s) for c, s in store.chunk_edge_states(list(corpus.by_id)).items()}
-    assert states == states_of_build(built)
+    assert states == states_of_build(built, corpus)
 
 
 def grown(store, seed: int, docs: int = 60) -> RandomCorpus:
