@@ -8,7 +8,11 @@ in the store or absent, and a re-run picks up exactly the documents still missin
 
 The global stages (chunk edges, communities/embeddings, FAISS/BM25 files) are pure functions
 of the stored documents; they re-run whenever the stored document set's fingerprint differs
-from the one they were last built for, so a crash between stages is also recovered.
+from the one they were last built for, so a crash between stages is also recovered. Chunk
+edges follow the change rather than rebuilding: every write that removes documents carries
+a journal of what it removed (ingest/edges/journal.py), and the edge stage turns journal
+plus stored edges into an exact update (ingest/edges/maintain.py). Analytics after a small
+change place only the new chunks and are marked stale (ingest/analytics_refresh.py).
 """
 
 from __future__ import annotations

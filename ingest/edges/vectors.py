@@ -26,7 +26,7 @@ from ingest.edges.model import Kth
 
 SCALE = float(2**24)
 _SQUARED = SCALE * SCALE
-BLOCK = 1024
+BLOCK_CELLS = 1 << 24  # scores held at once: 128 MB of float64
 
 
 def row_norms(rows: np.ndarray) -> np.ndarray:
@@ -76,8 +76,9 @@ class VectorSpace:
         return np.asarray(block, dtype=np.float64) / _SQUARED
 
     def _blocks(self, positions: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        for start in range(0, len(positions), BLOCK):
-            part = positions[start : start + BLOCK]
+        block = max(1, BLOCK_CELLS // max(len(self.ids), 1))
+        for start in range(0, len(positions), block):
+            part = positions[start : start + block]
             scores = self.exact_scores(part)
             scores[np.arange(len(part)), part] = -np.inf
             yield part, scores
