@@ -2,10 +2,10 @@
 TF-IDF vector over the valid tokens of its questions (tf = 1 + log count); a chunk links to
 its `utility_k` most similar chunks by cosine, kept from `utility_min_similarity` up.
 
-The idf is log((1 + n) / (1 + df)) + 1 with n (chunks that have questions) rounded to a
-power of two and each term's df to a quarter octave (`ingest.edges.stats`): an update then
-knows exactly which vectors moved — the new chunks and the chunks holding a term whose
-rounded df changed — and a change of the rounded n asks for a full build.
+The idf is log((1 + n) / (1 + df)) + 1 with n (chunks that have questions) and each term's
+df rounded to a power of two (`ingest.edges.stats`): an update then knows exactly which
+vectors moved — the new chunks and the chunks holding a term whose rounded df changed — and
+a change of the rounded n asks for a full build.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ingest.config import EdgeConfig
 from ingest.edges import topk
 from ingest.edges.corpus import CorpusChange, EdgeCorpus
 from ingest.edges.model import KindChange, KindEdges
-from ingest.edges.stats import octave, quarter_octave
+from ingest.edges.stats import octave
 from ingest.edges.stored import StoredEdges, StoredStates
 from ingest.edges.vectors import VectorSpace, sparse_space
 
@@ -31,7 +31,7 @@ def _weight(score: float) -> float:
 
 
 def idf(df: int, n: int) -> float:
-    return math.log((1.0 + octave(n)) / (1.0 + quarter_octave(df))) + 1.0
+    return math.log((1.0 + octave(n)) / (1.0 + octave(df))) + 1.0
 
 
 def space(corpus: EdgeCorpus, cfg: EdgeConfig) -> VectorSpace:
@@ -69,7 +69,7 @@ def moved_vectors(change: CorpusChange) -> set[str]:
     moved_terms = {
         t
         for t, delta in touched.items()
-        if delta and quarter_octave(corpus.term_df[t]) != quarter_octave(corpus.term_df[t] - delta)
+        if delta and octave(corpus.term_df[t]) != octave(corpus.term_df[t] - delta)
     }
     dirty = {c.id for c in change.added if c.id in corpus.terms}
     if moved_terms:

@@ -83,35 +83,50 @@ class VectorSpace:
             scores[np.arange(len(part)), part] = -np.inf
             yield part, scores
 
-    def partners(self, ids: Sequence[str]) -> dict[str, dict[str, float]]:
-        positions = np.fromiter((self.index[c] for c in ids), np.int64, len(ids))
-        out: dict[str, dict[str, float]] = {}
+    def _rows_above_floor(
+        self, positions: np.ndarray
+    ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        """(position, partner columns, scores) per row: every member scoring at least the
+        floor, in column (= id) order. Sparse rows with a positive floor never densify:
+        only pairs sharing a term can reach it."""
+        if sparse.issparse(self.rows) and self.floor > 0:
+            block = max(1, BLOCK_CELLS // max(len(self.ids), 1))
+            for start in range(0, len(positions), block):
+                part = positions[start : start + block]
+                product = (self.rows[part] @ self.rows.T).tocsr()
+                product.sort_indices()
+                for row, pos in enumerate(part):
+                    lo, hi = product.indptr[row], product.indptr[row + 1]
+                    cols = product.indices[lo:hi]
+                    scores = product.data[lo:hi] / _SQUARED
+                    keep = (scores >= self.floor) & (cols != pos)
+                    yield int(pos), cols[keep], scores[keep]
+            return
         for part, scores in self._blocks(positions):
             for row, pos in enumerate(part):
                 cols = np.flatnonzero(scores[row] >= self.floor)
-                out[self.ids[pos]] = {self.ids[j]: float(scores[row, j]) for j in cols}
-        return out
+                yield int(pos), cols, scores[row, cols]
+
+    def partners(self, ids: Sequence[str]) -> dict[str, dict[str, float]]:
+        positions = np.fromiter((self.index[c] for c in ids), np.int64, len(ids))
+        return {
+            self.ids[pos]: {self.ids[j]: float(v) for j, v in zip(cols, scores, strict=True)}
+            for pos, cols, scores in self._rows_above_floor(positions)
+        }
 
     def tops(self, k: int) -> Iterator[tuple[str, list[tuple[str, float]], Kth]]:
-        n = len(self.ids)
-        if n == 0:
-            return
-        kk = min(k, n - 1)
-        for part, scores in self._blocks(np.arange(n)):
-            if kk > 0:
-                kth_values = -np.partition(-scores, kk - 1, axis=1)[:, kk - 1]
-            for row, pos in enumerate(part):
-                line = scores[row]
-                if kk == 0:
-                    yield self.ids[pos], [], None
-                    continue
-                # Ids are sorted, so column order is id order: ties keep the smaller id.
-                cols = np.flatnonzero(line >= max(kth_values[row], self.floor))
-                cols = cols[np.lexsort((cols, -line[cols]))]
-                above = int(np.count_nonzero(line >= self.floor))
-                top = [(self.ids[j], float(line[j])) for j in cols[:k]]
-                kth = (top[-1][1], top[-1][0]) if above >= k and top else None
-                yield self.ids[pos], top, kth
+        """Each member's first k partners by (−score, id) and its kth key."""
+        for pos, cols, scores in self._rows_above_floor(np.arange(len(self.ids))):
+            count = len(cols)
+            if count > k:
+                best = np.argpartition(-scores, k - 1)[:k]
+                cut = scores[best].min()
+                keep = np.flatnonzero(scores >= cut)  # ties at the cut: decided by id below
+                cols, scores = cols[keep], scores[keep]
+            order = np.lexsort((cols, -scores))[:k]
+            top = [(self.ids[j], float(scores[i])) for i, j in zip(order, cols[order], strict=True)]
+            kth = (top[-1][1], top[-1][0]) if count >= k and top else None
+            yield self.ids[pos], top, kth
 
 
 def dense_space(ids: Sequence[str], vectors: Sequence[np.ndarray], floor: float) -> VectorSpace:
