@@ -53,7 +53,13 @@ def unit_quantised(rows: np.ndarray) -> np.ndarray:
 
 class VectorSpace:
     """Members (sorted ids) with quantised unit vectors, dense or sparse rows; pairs scoring at
-    least `floor` are partners."""
+    least `floor` are partners.
+
+    Dense rows are searched in float32 (`candidates`, BLAS speed) and every candidate is then
+    re-scored exactly; float32 errs by less than `slack` on unit vectors (4× the worst-case
+    bound d·2^-24 for dimension d), so candidates within the slack of the floor, or of a
+    row's float32 kth score, include every exact partner, or every exact top-k member, and
+    ties. Sparse rows are multiplied exactly (integer-valued float64 sparse products)."""
 
     def __init__(self, ids: Sequence[str], rows: np.ndarray | sparse.csr_matrix, floor: float):
         order = sorted(range(len(ids)), key=lambda i: ids[i])
@@ -61,6 +67,10 @@ class VectorSpace:
         self.index = {c: i for i, c in enumerate(self.ids)}
         self.rows = rows[order] if len(order) else rows
         self.floor = floor
+        self.dense = not sparse.issparse(self.rows)
+        if self.dense:
+            self.approx = (self.rows / SCALE).astype(np.float32)  # exact: |q| <= 2^24
+            self.slack = 4.0 * max(self.rows.shape[1], 1) * 2.0**-24 + 1e-6
 
     def __contains__(self, chunk_id: object) -> bool:
         return chunk_id in self.index
@@ -68,64 +78,78 @@ class VectorSpace:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def exact_scores(self, positions: np.ndarray) -> np.ndarray:
-        """Scores of the given rows against every member, (len(positions), n) float64."""
-        block = self.rows[positions] @ self.rows.T
-        if sparse.issparse(block):
-            block = block.toarray()
-        return np.asarray(block, dtype=np.float64) / _SQUARED
+    def _block_size(self) -> int:
+        return max(1, BLOCK_CELLS // max(len(self.ids), 1))
 
-    def _blocks(self, positions: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        block = max(1, BLOCK_CELLS // max(len(self.ids), 1))
-        for start in range(0, len(positions), block):
-            part = positions[start : start + block]
-            scores = self.exact_scores(part)
-            scores[np.arange(len(part)), part] = -np.inf
-            yield part, scores
+    def exact_scores(self, position: int, cols: np.ndarray) -> np.ndarray:
+        """Exact scores of one row against the given columns."""
+        if self.dense:
+            return (self.rows[cols] @ self.rows[position]) / _SQUARED
+        return (self.rows[cols] @ self.rows[position].T).toarray().ravel() / _SQUARED
+
+    def candidates(
+        self, positions: np.ndarray, k: int | None = None
+    ) -> Iterator[tuple[int, np.ndarray]]:
+        """Per row, the columns that may score at least the floor (and, with k, that may be
+        among the row's top k) by the float32 search. Dense rows only."""
+        n = len(self.ids)
+        for start in range(0, len(positions), self._block_size()):
+            part = positions[start : start + self._block_size()]
+            approx = self.approx[part] @ self.approx.T
+            approx[np.arange(len(part)), part] = -np.inf
+            lower = np.full(len(part), self.floor - self.slack)
+            if k is not None and 0 < k < n - 1:
+                kth = -np.partition(-approx, k - 1, axis=1)[:, k - 1]
+                lower = np.maximum(lower, kth - 2.0 * self.slack)
+            for row, pos in enumerate(part):
+                yield int(pos), np.flatnonzero(approx[row] >= lower[row])
 
     def _rows_above_floor(
-        self, positions: np.ndarray
-    ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-        """(position, partner columns, scores) per row: every member scoring at least the
-        floor, in column (= id) order. Sparse rows with a positive floor never densify:
+        self, positions: np.ndarray, k: int | None = None
+    ) -> Iterator[tuple[int, np.ndarray, np.ndarray, bool]]:
+        """(position, columns, exact scores, whether there are at least k partners) per row:
+        the members scoring at least the floor, in column (= id) order — all of them, or
+        with k a superset of the top k. Sparse rows with a positive floor never densify:
         only pairs sharing a term can reach it."""
-        if sparse.issparse(self.rows) and self.floor > 0:
-            block = max(1, BLOCK_CELLS // max(len(self.ids), 1))
-            for start in range(0, len(positions), block):
-                part = positions[start : start + block]
+        if self.dense:
+            for pos, cols in self.candidates(positions, k):
+                scores = self.exact_scores(pos, cols)
+                keep = scores >= self.floor
+                # With k, fewer than k exact partners among the candidates means the
+                # candidates held every partner (the floor bound was the lower one).
+                yield pos, cols[keep], scores[keep], int(keep.sum()) >= (k or 0)
+            return
+        if self.floor > 0:
+            for start in range(0, len(positions), self._block_size()):
+                part = positions[start : start + self._block_size()]
                 product = (self.rows[part] @ self.rows.T).tocsr()
-                product.sort_indices()
                 for row, pos in enumerate(part):
                     lo, hi = product.indptr[row], product.indptr[row + 1]
                     cols = product.indices[lo:hi]
                     scores = product.data[lo:hi] / _SQUARED
-                    keep = (scores >= self.floor) & (cols != pos)
-                    yield int(pos), cols[keep], scores[keep]
+                    keep = np.flatnonzero((scores >= self.floor) & (cols != pos))
+                    keep = keep[np.argsort(cols[keep], kind="stable")]
+                    yield int(pos), cols[keep], scores[keep], len(keep) >= (k or 0)
             return
-        for part, scores in self._blocks(positions):
-            for row, pos in enumerate(part):
-                cols = np.flatnonzero(scores[row] >= self.floor)
-                yield int(pos), cols, scores[row, cols]
+        for pos in positions:
+            cols = np.flatnonzero(np.arange(len(self.ids)) != pos)
+            scores = self.exact_scores(int(pos), cols)
+            keep = scores >= self.floor
+            yield int(pos), cols[keep], scores[keep], int(keep.sum()) >= (k or 0)
 
     def partners(self, ids: Sequence[str]) -> dict[str, dict[str, float]]:
         positions = np.fromiter((self.index[c] for c in ids), np.int64, len(ids))
         return {
             self.ids[pos]: {self.ids[j]: float(v) for j, v in zip(cols, scores, strict=True)}
-            for pos, cols, scores in self._rows_above_floor(positions)
+            for pos, cols, scores, _ in self._rows_above_floor(positions)
         }
 
     def tops(self, k: int) -> Iterator[tuple[str, list[tuple[str, float]], Kth]]:
         """Each member's first k partners by (−score, id) and its kth key."""
-        for pos, cols, scores in self._rows_above_floor(np.arange(len(self.ids))):
-            count = len(cols)
-            if count > k:
-                best = np.argpartition(-scores, k - 1)[:k]
-                cut = scores[best].min()
-                keep = np.flatnonzero(scores >= cut)  # ties at the cut: decided by id below
-                cols, scores = cols[keep], scores[keep]
+        for pos, cols, scores, full in self._rows_above_floor(np.arange(len(self.ids)), k):
             order = np.lexsort((cols, -scores))[:k]
             top = [(self.ids[j], float(scores[i])) for i, j in zip(order, cols[order], strict=True)]
-            kth = (top[-1][1], top[-1][0]) if count >= k and top else None
+            kth = (top[-1][1], top[-1][0]) if full and len(top) == k else None
             yield self.ids[pos], top, kth
 
 
