@@ -70,7 +70,10 @@ def run_chunk_analytics(hooks: AnalyticsHooks, cfg: AlgorithmConfig) -> Analytic
         return report
 
     t0 = time.perf_counter()
-    assignment, modularity = hooks.leiden(cfg)
+    if adj.sum() > 0:
+        assignment, modularity = hooks.leiden(cfg)
+    else:  # no RELATED weight (GDS's Leiden fails on it): every chunk is its own community
+        assignment, modularity = {c: i for i, c in enumerate(ids)}, 0.0
     store.write_communities(assignment, summarize(assignment, store.term_matrix()))
     _timed(report, "leiden", t0)
     report.communities = len(set(assignment.values()))

@@ -156,6 +156,13 @@ class JournalWriter:
                 self._snapshot(built, analyzer)
         return {JOURNAL_KEY: self.journal.dumps()}
 
+    def rebuild_all(self) -> None:
+        """A change no journal entry can describe is coming (every embedding, say): the
+        next edge refresh builds in full. Stored at once, before that change writes."""
+        self.journal = EdgeJournal(overflow=True)
+        if self.active:
+            self.store.set_meta(JOURNAL_KEY, self.journal.dumps())
+
     def _snapshot(self, doc_ids: list[str], analyzer: Analyzer) -> None:
         chunks = self.store.chunk_records(doc_ids)
         edges: dict[str, list[ChunkEdge]] = defaultdict(list)

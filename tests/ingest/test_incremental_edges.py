@@ -28,6 +28,7 @@ from ingest.models import IngestModels
 from ingest.runner import run_ingest
 from ingest.tokens import Analyzer
 from tests.conftest import DATASETS
+from tests.ids import names
 from tests.ingest.test_edge_updates import stored_edges
 
 pytestmark = pytest.mark.slow
@@ -114,8 +115,8 @@ def test_one_document_changes_take_the_update_path(store, tmp_path: Path, models
         assert report.edge_refresh == "update", report.warnings
         assert report.analytics_refresh == "patch"
         assert_edges_equal_fresh_build(store)
-    assert edited.changed == [items[7]["id"]] and edited.removed == [removed_id]
-    assert added.new == ["p-new"]
+    assert names(edited.changed) == [items[7]["id"]] and names(edited.removed) == [removed_id]
+    assert names(added.new) == ["p-new"]
     info = staleness(store)
     assert info["state"] == "stale" and info["chunks_changed_since_full_pass"] >= 4
     drift, variability = community_drift(store)
