@@ -14,7 +14,6 @@ one document apart). Wall-clock seconds on a shared machine: indicative.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
@@ -28,6 +27,7 @@ def main() -> None:
     import igraph
     import numpy as np
 
+    from bench.json_out import emit
     from graph.algorithms.fastrp import fastrp
     from graph.algorithms.leiden import leiden
     from graph.algorithms.spectral import spectral_coordinates
@@ -101,11 +101,7 @@ def main() -> None:
         },
         "fresh_vs_fresh_one_document_apart_nmi": reference,
     }
-    text = json.dumps(result, indent=2)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
-    print(text)
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

@@ -79,6 +79,8 @@ def _change(passages: list[dict[str, str]], kind: str, round_no: int) -> str:
 
 
 def main() -> None:
+    from bench.json_out import emit
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--work", type=Path, default=REPO / ".neorag" / "bench")
@@ -138,11 +140,7 @@ def main() -> None:
     result["median_stage_seconds"] = {
         s: round(statistics.median(r["stages"].get(s, 0.0) for r in rounds), 3) for s in stages
     }
-    text = json.dumps(result, indent=2)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
-    print(text)
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@ repeated, so that a busy machine's noise can be read off: wall and process CPU s
 
     python bench/edge_stage_bench.py .neorag/bench/base --reps 5 --out bench/out/edge-stage.json
 
-Works on a copy of an indexed embedded store (`<data dir>/embedded/graph.sqlite`). Each
+Works on a copy of an indexed embedded store: the `default` collection's under the data dir
+(`embedded/collections/default/graph.sqlite`, or `embedded/graph.sqlite` as written before
+collections), or a store file named directly. Each
 repeat rewrites one document (its stored chunks, same content, new write: what a re-ingest
 of a changed passage does to the edge stage) and times the stages that follow. Run from a
 checkout of the previous code (before incremental edges) it times what that code did
@@ -16,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import shutil
 import statistics
 import sys
@@ -29,8 +30,17 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 
+def _store_file(path: Path) -> Path:
+    layouts = (Path("embedded/collections/default/graph.sqlite"), Path("embedded/graph.sqlite"))
+    for candidate in (path, *(path / layout for layout in layouts)):
+        if candidate.is_file():
+            return candidate
+    raise SystemExit(f"no embedded store file at or under {path}")
+
+
 def main() -> None:
     from app.settings import Settings
+    from bench.json_out import emit
     from graph.embedded.store import EmbeddedStore
     from graph.types import GraphDelta
     from ingest.tokens import Analyzer
@@ -55,7 +65,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="neorag-edge-bench-") as tmp:
         db = Path(tmp) / "graph.sqlite"
-        shutil.copy(args.data_dir / "embedded" / "graph.sqlite", db)
+        shutil.copy(_store_file(args.data_dir), db)
         store = EmbeddedStore(db)
         if code == "incremental":  # bring the copy's edge state up to date first
             refresh_chunk_edges(store, settings.ingest.edges, analyzer)
@@ -130,11 +140,7 @@ def main() -> None:
         "analytics_cpu_seconds": summary("analytics_cpu"),
         "rounds": rounds,
     }
-    text = json.dumps(result, indent=2)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
-    print(text)
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

@@ -56,6 +56,23 @@ def _blob(vector: np.ndarray | None) -> bytes | None:
     return None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
 
 
+def _chunk_record(row: tuple, entities: dict[str, list[EntityMention]]) -> ChunkRecord:
+    """A `chunks` row (the columns of `_CHUNK_RECORD_COLUMNS`) with its entity mentions."""
+    return ChunkRecord(
+        id=row[0],
+        doc_id=row[1],
+        ordinal=row[2],
+        title=row[3],
+        text=row[4],
+        section_path=tuple(json.loads(row[5])),
+        n_tokens=row[6],
+        embedding=_vec(row[7]),
+        links=tuple(json.loads(row[8])),
+        questions=tuple(json.loads(row[9])),
+        entities=tuple(entities.get(row[0], ())),
+    )
+
+
 class EmbeddedStore(GraphStore):
     backend = "embedded"
 
@@ -262,29 +279,16 @@ class EmbeddedStore(GraphStore):
         )
         c.execute("DELETE FROM cooccurs WHERE weight <= 0")
 
+    _CHUNK_RECORD_COLUMNS = (
+        "id, doc_id, ordinal, title, text, section_path, n_tokens, embedding, links, questions"
+    )
+
     def corpus(self) -> list[ChunkRecord]:
         entities = self.chunk_entities(None)
-        out = []
-        for r in self._rows(
-            "SELECT id, doc_id, ordinal, title, text, section_path, n_tokens, embedding, links, "
-            "questions FROM chunks ORDER BY doc_id, ordinal"
-        ):
-            out.append(
-                ChunkRecord(
-                    id=r[0],
-                    doc_id=r[1],
-                    ordinal=r[2],
-                    title=r[3],
-                    text=r[4],
-                    section_path=tuple(json.loads(r[5])),
-                    n_tokens=r[6],
-                    embedding=_vec(r[7]),
-                    links=tuple(json.loads(r[8])),
-                    questions=tuple(json.loads(r[9])),
-                    entities=tuple(entities.get(r[0], ())),
-                )
-            )
-        return out
+        rows = self._rows(
+            f"SELECT {self._CHUNK_RECORD_COLUMNS} FROM chunks ORDER BY doc_id, ordinal"
+        )
+        return [_chunk_record(r, entities) for r in rows]
 
     def replace_chunk_edges(self, edges: Sequence[ChunkEdge]) -> None:
         with self._tx() as c:
@@ -342,27 +346,12 @@ class EmbeddedStore(GraphStore):
         out: list[ChunkRecord] = []
         for doc_id in dict.fromkeys(doc_ids):
             rows = self._rows(
-                "SELECT id, doc_id, ordinal, title, text, section_path, n_tokens, embedding, "
-                "links, questions FROM chunks WHERE doc_id = ? ORDER BY ordinal",
+                f"SELECT {self._CHUNK_RECORD_COLUMNS} FROM chunks WHERE doc_id = ? "
+                "ORDER BY ordinal",
                 (doc_id,),
             )
             entities = self.chunk_entities([r[0] for r in rows])
-            out += [
-                ChunkRecord(
-                    id=r[0],
-                    doc_id=r[1],
-                    ordinal=r[2],
-                    title=r[3],
-                    text=r[4],
-                    section_path=tuple(json.loads(r[5])),
-                    n_tokens=r[6],
-                    embedding=_vec(r[7]),
-                    links=tuple(json.loads(r[8])),
-                    questions=tuple(json.loads(r[9])),
-                    entities=tuple(entities.get(r[0], ())),
-                )
-                for r in rows
-            ]
+            out += [_chunk_record(r, entities) for r in rows]
         return out
 
     def write_communities(

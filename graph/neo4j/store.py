@@ -294,30 +294,7 @@ class Neo4jStore(GraphStore):
         self._unwind(tx, "merge_mentions", "rows", mentions)
 
     def corpus(self) -> list[ChunkRecord]:
-        out = []
-        for r in self.read("corpus_chunks"):
-            emb = r["embedding"]
-            out.append(
-                ChunkRecord(
-                    id=r["id"],
-                    doc_id=r["doc_id"],
-                    ordinal=r["ordinal"],
-                    title=r["title"],
-                    text=r["text"],
-                    section_path=tuple(r["section_path"] or ()),
-                    n_tokens=r["n_tokens"],
-                    embedding=None if emb is None else np.asarray(emb, dtype=np.float32),
-                    links=tuple(r["links"] or ()),
-                    questions=tuple(r["questions"] or ()),
-                    entities=tuple(
-                        EntityMention(name, label, int(n))
-                        for name, label, n in sorted(
-                            r["entities"], key=lambda e: f"{e[1]}:{e[0].casefold()}"
-                        )
-                    ),
-                )
-            )
-        return out
+        return [self._chunk_record(r) for r in self.read("corpus_chunks")]
 
     def replace_chunk_edges(self, edges: Sequence[ChunkEdge]) -> None:
         rows = [

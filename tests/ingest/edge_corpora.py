@@ -56,7 +56,11 @@ _DIM = 6
 
 @dataclass
 class RandomCorpus:
+    """`prefix` starts every document id (a collection's name, as real ids do: chunk ids
+    are unique across the collections of one Neo4j database)."""
+
     seed: int
+    prefix: str = ""
     docs: dict[str, tuple[str, list[tuple[str, tuple[str, ...]]]]] = field(default_factory=dict)
     clock: float = 1.0
 
@@ -80,7 +84,7 @@ class RandomCorpus:
 
     def new_doc(self) -> str:
         self._next += 1
-        doc_id = f"docs/d{self._next}.md"
+        doc_id = f"{self.prefix}docs/d{self._next}.md"
         self.docs[doc_id] = (self.title(), self._pieces(self.rng.randint(1, 4)))
         return doc_id
 

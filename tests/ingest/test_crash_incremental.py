@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from app.services import store_path
 from app.settings import Settings
 from graph.embedded.store import EmbeddedStore
 from ingest.edges.journal import EdgeJournal
-from tests.ingest.graph_compare import assert_same_graph
-from tests.ingest.test_crash import base_env, corpus, ingest_process, reference_snapshot
+from tests.ingest.graph_compare import assert_same_graph, uninterrupted_snapshot
+from tests.ingest.test_crash import base_env, corpus, ingest_process
 from tests.ingest.test_incremental_edges import assert_edges_equal_fresh_build
 
 pytestmark = pytest.mark.slow
@@ -49,8 +50,8 @@ def run(root: Path, env: dict[str, str]) -> None:
 def test_killed_incremental_reingest_recovers_exactly(tmp_path: Path) -> None:
     rng = random.Random(5)
     root = corpus(tmp_path)
-    env = base_env(tmp_path, "embedded")
-    db = tmp_path / "data" / "embedded" / "graph.sqlite"
+    env = base_env(tmp_path, "embedded", "default")
+    db = store_path(Settings(backend="embedded", data_dir=tmp_path / "data"))
     run(root, env)
     edit(root, rng)
     journaled = []
@@ -71,7 +72,7 @@ def test_killed_incremental_reingest_recovers_exactly(tmp_path: Path) -> None:
     run(root, env)
     # At least one kill left written documents whose edges were not refreshed yet.
     assert any(journaled), journaled
-    want = reference_snapshot(root, tmp_path, Settings())
+    want = uninterrupted_snapshot(root, tmp_path, "default")
     with EmbeddedStore(db) as store:
         assert EdgeJournal.load(store).empty
         assert_edges_equal_fresh_build(store)

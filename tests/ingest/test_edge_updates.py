@@ -9,6 +9,7 @@ import pytest
 
 from graph.types import EDGE_KINDS, RELATED
 from ingest.edges.corpus import EdgeCorpus
+from ingest.edges.journal import JOURNAL_KEY, STATE_KEY
 from ingest.edges.kinds import build_all, states_of_build
 from ingest.edges.maintain import refresh_chunk_edges
 from ingest.edges.stored import decode_state
@@ -34,10 +35,10 @@ def assert_equals_fresh_build(store) -> None:
     assert states == states_of_build(built, corpus)
 
 
-def grown(store, seed: int, docs: int = 60) -> RandomCorpus:
+def grown(store, seed: int, docs: int = 60, prefix: str = "") -> RandomCorpus:
     """About 150 chunks, 100 with questions: both between the powers of two 2^6.5 and 2^7.5,
     where random edits rarely move a rounded corpus size."""
-    corpus = RandomCorpus(seed)
+    corpus = RandomCorpus(seed, prefix)
     write(store, corpus, [corpus.new_doc() for _ in range(docs)], [])
     first = refresh_chunk_edges(store, CFG, ANALYZER)
     assert first.mode == "full" and first.reason == "no stored edge state"
@@ -107,3 +108,40 @@ def test_one_changed_document_touches_only_its_neighbourhood(store) -> None:
     changed = {k for k in set(before) | set(after) if before.get(k) != after.get(k)}
     # Writes also cover the edges of a chunk re-added under its old id (deleted with it).
     assert changed and len(changed) <= result.written + result.deleted < len(before) / 4
+
+
+@pytest.mark.neo4j
+def test_updates_in_one_collection_leave_another_untouched(neo4j_config) -> None:
+    """Two collections of one database with the same corpus shape: incremental updates and
+    a forced full build in the first change nothing of the second (edges, states, the
+    edge bookkeeping in its meta), and each still equals its own fresh build."""
+    from graph.neo4j.store import Neo4jStore
+    from tests.conftest import fresh_collection
+
+    first, second = (Neo4jStore(neo4j_config, fresh_collection()) for _ in range(2))
+    try:
+        corpora = {s.collection: grown(s, 21, prefix=f"{s.collection}:") for s in (first, second)}
+        second_ids = [c.id for c in second.corpus()]
+        kept_edges = stored_edges(second)
+        kept_states = second.chunk_edge_states(second_ids)
+        kept_meta = {k: second.get_meta(k) for k in (STATE_KEY, JOURNAL_KEY)}
+        assert kept_edges and len(kept_states) == len(second_ids)
+        modes = []
+        for _ in range(4):
+            random_edit(corpora[first.collection], first)
+            modes.append(refresh_chunk_edges(first, CFG, ANALYZER).mode)
+            assert_equals_fresh_build(first)
+        assert "update" in modes, modes
+        assert refresh_chunk_edges(first, CFG, ANALYZER, force=True).mode == "full"
+        assert_equals_fresh_build(first)
+        assert all(c.id.startswith(f"{first.collection}:") for c in first.corpus())
+
+        assert stored_edges(second) == kept_edges
+        assert second.chunk_edge_states(second_ids) == kept_states
+        assert {k: second.get_meta(k) for k in kept_meta} == kept_meta
+        assert refresh_chunk_edges(second, CFG, ANALYZER).mode == "current"
+        assert_equals_fresh_build(second)
+    finally:
+        for store in (first, second):
+            store.clear()
+            store.close()
