@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from graph.config import SearchIndexConfig
 from graph.types import EDGE_KINDS
 
 
@@ -87,5 +88,6 @@ class IngestConfig(BaseModel):
     tokens: TokenConfig = Field(default_factory=TokenConfig)
     edges: EdgeConfig = Field(default_factory=EdgeConfig)
     models: ModelConfig = Field(default_factory=ModelConfig)
+    index: SearchIndexConfig = Field(default_factory=SearchIndexConfig)
     max_file_bytes: int = Field(20 * 1024 * 1024, ge=1024)
     batch_documents: int = Field(256, ge=1)

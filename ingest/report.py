@@ -53,6 +53,7 @@ class IngestReport:
     seconds: dict[str, float] = field(default_factory=dict)
     graph_version: int = 0
     derived_rebuilt: bool = False
+    indexes: str = ""  # how the search files were refreshed: unchanged, delta, compacted, full
     started_at: float = 0.0
     finished_at: float = 0.0
 

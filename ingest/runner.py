@@ -28,7 +28,7 @@ from graph.types import ChunkRecord, DocumentRecord, GraphDelta
 from ingest.chunkers import chunk_document, chunk_id
 from ingest.config import IngestConfig
 from ingest.edges import EDGE_BUILDER_VERSION, build_chunk_edges
-from ingest.indexes import SearchIndexes
+from ingest.indexes import SearchIndexes, refresh_indexes
 from ingest.loaders import LoadedDocument, SkippedFile, scan
 from ingest.models import IngestModels
 from ingest.report import IngestReport, NoProgress, Progress, Skip, timed
@@ -245,7 +245,9 @@ def run_ingest(
         for stage in INDEX_STAGES:
             progress.finish(stage)
 
-    refresh_derived(store, cfg, algorithms, index_dir, report, progress, analyzer=analyzer)
+    refresh_derived(
+        store, cfg, algorithms, index_dir, report, progress, analyzer=analyzer, force=rebuild
+    )
     status = store.status()
     report.chunks, report.tokens, report.edges = status.chunks, status.tokens, status.edges
     report.communities = status.communities
@@ -267,8 +269,9 @@ def refresh_derived(
 ) -> None:
     """Rebuild chunk edges, analytics and the FAISS/BM25 files if the stored documents
     changed since they were last built (or a previous run died before finishing them)."""
-    fingerprint = corpus_fingerprint(store.documents(), cfg)
-    indexes_ok = SearchIndexes.load(index_dir, fingerprint) is not None
+    documents = store.documents()
+    fingerprint = corpus_fingerprint(documents, cfg)
+    indexes_ok = SearchIndexes.published(index_dir, fingerprint)
     if not force and store.get_meta(DERIVED_KEY) == fingerprint and indexes_ok:
         return
     report.derived_rebuilt = True
@@ -289,6 +292,8 @@ def refresh_derived(
         report.warnings += analytics.warnings
     with timed(report, "indexes", time.perf_counter):
         progress.start("indexes", None)
-        SearchIndexes.build(store, index_dir, fingerprint, analyzer)
+        report.indexes = refresh_indexes(
+            store, index_dir, fingerprint, analyzer, cfg.index, rebuild=force, documents=documents
+        )
         progress.finish("indexes")
     store.set_meta(DERIVED_KEY, fingerprint)

@@ -255,6 +255,37 @@ class EmbeddedStore(GraphStore):
             )
         return out
 
+    def document_chunks(self, doc_ids: Iterable[str]) -> list[ChunkRecord]:
+        wanted = list(dict.fromkeys(doc_ids))
+        rows: list[tuple] = []
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows += self._rows(
+                "SELECT id, doc_id, ordinal, title, text, section_path, n_tokens, embedding, "
+                f"links, questions, tokens FROM chunks WHERE doc_id IN ({marks})",
+                part,
+            )
+        rows.sort(key=lambda r: (r[1], r[2]))
+        entities = self.chunk_entities([r[0] for r in rows])
+        return [
+            ChunkRecord(
+                id=r[0],
+                doc_id=r[1],
+                ordinal=r[2],
+                title=r[3],
+                text=r[4],
+                section_path=tuple(json.loads(r[5])),
+                n_tokens=r[6],
+                embedding=_vec(r[7]),
+                links=tuple(json.loads(r[8])),
+                questions=tuple(json.loads(r[9])),
+                tokens=tuple(r[10].split()) if r[10] else (),
+                entities=tuple(entities.get(r[0], ())),
+            )
+            for r in rows
+        ]
+
     def replace_chunk_edges(self, edges: Sequence[ChunkEdge]) -> None:
         with self._tx() as c:
             c.execute("DELETE FROM chunk_edges")

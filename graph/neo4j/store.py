@@ -9,7 +9,7 @@ projections kept in the catalog (graph/neo4j/gds.py).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -238,30 +238,11 @@ class Neo4jStore(GraphStore):
         self._unwind(tx, "merge_mentions", "rows", mentions)
 
     def corpus(self) -> list[ChunkRecord]:
-        out = []
-        for r in self.read("corpus_chunks"):
-            emb = r["embedding"]
-            out.append(
-                ChunkRecord(
-                    id=r["id"],
-                    doc_id=r["doc_id"],
-                    ordinal=r["ordinal"],
-                    title=r["title"],
-                    text=r["text"],
-                    section_path=tuple(r["section_path"] or ()),
-                    n_tokens=r["n_tokens"],
-                    embedding=None if emb is None else np.asarray(emb, dtype=np.float32),
-                    links=tuple(r["links"] or ()),
-                    questions=tuple(r["questions"] or ()),
-                    entities=tuple(
-                        EntityMention(name, label, int(n))
-                        for name, label, n in sorted(
-                            r["entities"], key=lambda e: f"{e[1]}:{e[0].casefold()}"
-                        )
-                    ),
-                )
-            )
-        return out
+        return [_chunk_record(r) for r in self.read("corpus_chunks")]
+
+    def document_chunks(self, doc_ids: Iterable[str]) -> list[ChunkRecord]:
+        rows = self.read("document_chunks", doc_ids=list(dict.fromkeys(doc_ids)))
+        return [_chunk_record(r) for r in rows]
 
     def replace_chunk_edges(self, edges: Sequence[ChunkEdge]) -> None:
         rows = [
@@ -444,3 +425,25 @@ class Neo4jStore(GraphStore):
                 for r in self.read("chunk_edge_rows")
             },
         )
+
+
+def _chunk_record(r: Mapping[str, Any]) -> ChunkRecord:
+    """A corpus row as a ChunkRecord (tokens only when the query returned them)."""
+    emb = r["embedding"]
+    return ChunkRecord(
+        id=r["id"],
+        doc_id=r["doc_id"],
+        ordinal=r["ordinal"],
+        title=r["title"],
+        text=r["text"],
+        section_path=tuple(r["section_path"] or ()),
+        n_tokens=r["n_tokens"],
+        tokens=tuple(r.get("tokens") or ()),
+        embedding=None if emb is None else np.asarray(emb, dtype=np.float32),
+        links=tuple(r["links"] or ()),
+        questions=tuple(r["questions"] or ()),
+        entities=tuple(
+            EntityMention(name, label, int(n))
+            for name, label, n in sorted(r["entities"], key=lambda e: f"{e[1]}:{e[0].casefold()}")
+        ),
+    )
