@@ -81,7 +81,7 @@ class DenseIndex:
     def _flat(cls, sorted_ids: list[str], unit: np.ndarray) -> DenseIndex:
         index = faiss.IndexFlatIP(int(unit.shape[1]))
         if len(sorted_ids):
-            index.add(unit)
+            index.add(np.ascontiguousarray(unit, dtype=np.float32))
         return cls(index, {c: i for i, c in enumerate(sorted_ids)})
 
     @classmethod
@@ -118,14 +118,7 @@ class DenseIndex:
             raise ValueError(f"ids already indexed: {sorted(set(clash))[:5]}")
         unit = _normalise(matrix) if len(added_ids) else matrix
         if self.kind == FLAT:
-            keep = [c for c in self.ids if c not in gone_set]
-            kept = self.vectors(keep)
-            merged_ids = keep + list(added_ids)
-            order = sorted(range(len(merged_ids)), key=merged_ids.__getitem__)
-            rebuilt = DenseIndex._flat(
-                [merged_ids[i] for i in order], np.concatenate([kept, unit])[order]
-            )
-            self._adopt(rebuilt)
+            self._adopt(DenseIndex._flat_merged(self.ids, self._rows(), gone_set, added_ids, unit))
             return
         if gone:
             doomed = np.fromiter((self._label[c] for c in gone), np.int64, len(gone))
@@ -139,6 +132,41 @@ class DenseIndex:
             self._index.add_with_ids(unit, new)
             labels.update(zip(added_ids, new.tolist(), strict=True))
         self._adopt(DenseIndex(self._index, labels, trained_size=self.trained_size))
+
+    @classmethod
+    def _flat_merged(
+        cls,
+        ids: list[str],
+        rows: np.ndarray,
+        gone: set[str],
+        added_ids: Sequence[str],
+        added: np.ndarray,
+    ) -> DenseIndex:
+        """A flat index over the sorted `ids` (unit `rows`) minus `gone`, plus the unit
+        `added` rows, in sorted-id order. Each row is copied once into the new index's
+        input (fresh pages are slow to fault in on these machines: copies dominate)."""
+        if gone:
+            keep = np.fromiter((c not in gone for c in ids), bool, len(ids))
+            ids = [c for c, k in zip(ids, keep.tolist(), strict=True) if k]
+            rows = rows[keep]
+        if not len(added_ids):
+            return cls._flat(ids, rows)
+        merged = ids + list(added_ids)
+        # Two sorted runs (survivors, then additions): Timsort merges them in O(n).
+        order = sorted(range(len(merged)), key=merged.__getitem__)
+        where = np.empty(len(merged), dtype=np.int64)
+        where[order] = np.arange(len(merged))
+        out = np.empty((len(merged), rows.shape[1] if len(ids) else added.shape[1]), np.float32)
+        out[where[: len(ids)]] = rows
+        out[where[len(ids) :]] = added
+        return cls._flat([merged[i] for i in order], out)
+
+    def _rows(self) -> np.ndarray:
+        """The flat index's stored rows as a view (no copy): valid while the index lives."""
+        n, d = len(self.ids), self.dim
+        if not n:
+            return np.empty((0, d), dtype=np.float32)
+        return faiss.rev_swig_ptr(self._index.get_xb(), n * d).reshape(n, d)
 
     def _adopt(self, other: DenseIndex) -> None:
         for name in DenseIndex.__slots__:
@@ -227,15 +255,31 @@ class DenseIndex:
 
     @classmethod
     def from_arrays(
-        cls, ids: list[str], arrays: dict[str, np.ndarray], nprobe: int | None = None
+        cls,
+        ids: list[str],
+        arrays: dict[str, np.ndarray],
+        nprobe: int | None = None,
+        *,
+        removed: Iterable[str] = (),
+        added_ids: Sequence[str] = (),
+        added_vectors: np.ndarray | None = None,
     ) -> DenseIndex:
-        """Inverse of `to_arrays` for the same sorted `ids`; ValueError when they disagree."""
+        """Inverse of `to_arrays` for the same sorted `ids`, with `apply(removed, added_ids,
+        added_vectors)` done on the way (cheaper than after, for a flat index); ValueError
+        when the arrays and ids disagree."""
         dim = int(arrays["dim"][0])
+        if added_vectors is None:
+            added_vectors = np.empty((0, dim), dtype=np.float32)
         if "faiss" not in arrays:
-            vectors = np.ascontiguousarray(arrays["vectors"], dtype=np.float32).reshape(-1, dim)
+            vectors = np.asarray(arrays["vectors"], dtype=np.float32).reshape(-1, dim)
             if vectors.shape[0] != len(ids) or ids != sorted(ids):
                 raise ValueError("flat index arrays do not match their ids")
-            return cls._flat(ids, vectors)
+            matrix = _checked(added_ids, added_vectors, dim=dim)
+            unit = _normalise(matrix) if len(added_ids) else matrix
+            gone = set(removed) & set(ids)
+            if set(added_ids) & (set(ids) - gone) or len(set(added_ids)) != len(added_ids):
+                raise ValueError("ids already indexed")
+            return cls._flat_merged(ids, vectors, gone, added_ids, unit)
         index = faiss.deserialize_index(np.asarray(arrays["faiss"], dtype=np.uint8))
         if not isinstance(index, faiss.IndexIVFFlat) or index.d != dim:
             raise ValueError("not an IVF-Flat index of the recorded dimension")
@@ -245,7 +289,11 @@ class DenseIndex:
         if nprobe is not None:
             index.nprobe = nprobe
         trained = int(arrays["trained_size"][0])
-        return cls(index, dict(zip(ids, labels, strict=True)), trained_size=trained)
+        loaded = cls(index, dict(zip(ids, labels, strict=True)), trained_size=trained)
+        removed = list(removed)
+        if removed or len(added_ids):
+            loaded.apply(removed, added_ids, added_vectors)
+        return loaded
 
 
 def _checked(ids: Sequence[str], vectors: np.ndarray, dim: int | None = None) -> np.ndarray:

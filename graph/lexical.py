@@ -226,16 +226,25 @@ def merge_terms(parts: Sequence[TermMatrix]) -> TermMatrix:
     """Stack the rows of term matrices that each carry their own vocabulary into the
     canonical form: rows sorted by chunk id, vocabulary sorted, only terms some row uses,
     column indices sorted, float64 counts. Chunk ids must be unique across the parts."""
-    column: dict[str, int] = {}
+    # The first part (a base, in an update) keeps its column numbers, so only the few new
+    # terms of the others cost a dictionary insert.
+    first = parts[0].vocabulary if parts else []
+    column: dict[str, int] = {t: j for j, t in enumerate(first)}
+    if len(column) != len(first):
+        raise ValueError("a vocabulary lists a term twice")
     blocks = []
-    for part in parts:
+    for i, part in enumerate(parts):
         tf = sparse.csr_matrix(part.tf, dtype=np.float64)
         if tf.shape != (len(part.chunk_ids), len(part.vocabulary)):
             raise ValueError(f"tf shape {tf.shape} does not match its ids and vocabulary")
-        remap = np.fromiter(
-            (column.setdefault(t, len(column)) for t in part.vocabulary),
-            dtype=np.int64,
-            count=len(part.vocabulary),
+        remap = (
+            np.arange(len(part.vocabulary), dtype=np.int64)
+            if i == 0
+            else np.fromiter(
+                (column.setdefault(t, len(column)) for t in part.vocabulary),
+                dtype=np.int64,
+                count=len(part.vocabulary),
+            )
         )
         blocks.append((tf, remap))
     width = len(column)
@@ -257,7 +266,13 @@ def merge_terms(parts: Sequence[TermMatrix]) -> TermMatrix:
     vocabulary = list(column)
     used = np.bincount(tf.indices, minlength=width) > 0
     col_order = sorted(np.flatnonzero(used).tolist(), key=vocabulary.__getitem__)
-    tf = tf[row_order][:, col_order] if ids else sparse.csr_matrix((0, len(col_order)))
+    if not ids:
+        tf = sparse.csr_matrix((0, len(col_order)), dtype=np.float64)
+    else:  # each permutation is a pass over the entries: skipped when it is the identity
+        if row_order != list(range(len(ids))):
+            tf = tf[row_order]
+        if col_order != list(range(width)):
+            tf = tf[:, col_order]
     tf = sparse.csr_matrix(tf, dtype=np.float64)
     tf.sort_indices()
     return TermMatrix([ids[i] for i in row_order], [vocabulary[j] for j in col_order], tf)

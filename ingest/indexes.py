@@ -286,8 +286,6 @@ def _folded(
     terms = merge_terms([rows(s.terms, k) for s, k in zip(segments, keep, strict=True)])
     questions = merge_terms([rows(s.questions, k) for s, k in zip(segments, keep, strict=True)])
     base, base_keep = segments[0], keep[0]
-    nprobe = config.ivf_nprobe if config is not None else None
-    dense = DenseIndex.from_arrays(base.dense_ids, base.dense, nprobe=nprobe)
     added_ids: list[str] = []
     added: list[np.ndarray] = []
     for seg, flags in zip(segments[1:], keep[1:], strict=True):
@@ -296,10 +294,14 @@ def _folded(
         mask = np.fromiter((flags[c] for c in seg.dense_ids), bool, len(seg.dense_ids))
         added_ids += [c for c, k in zip(seg.dense_ids, mask.tolist(), strict=True) if k]
         added.append(seg.dense["raw"][mask])
-    removed = [c for c in base.dense_ids if not base_keep[c]]
-    if removed or added_ids:
-        vectors = np.concatenate(added) if added else np.empty((0, dense.dim), np.float32)
-        dense.apply(removed, added_ids, vectors)
+    dense = DenseIndex.from_arrays(
+        base.dense_ids,
+        base.dense,
+        nprobe=config.ivf_nprobe if config is not None else None,
+        removed=[c for c in base.dense_ids if not base_keep[c]],
+        added_ids=added_ids,
+        added_vectors=np.concatenate(added) if added else None,
+    )
     return dense, terms, questions
 
 
