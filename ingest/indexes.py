@@ -89,8 +89,11 @@ class SearchIndexes:
         key: str,
         analyzer: Analyzer,
         config: SearchIndexConfig | None = None,
+        *,
+        publish_files: bool = True,
     ) -> SearchIndexes:
-        """Build every index from the whole store and publish it as a new base."""
+        """Build every index from the whole store and publish it as a new base (or, with
+        `publish_files=False`, only return it)."""
         config = config or SearchIndexConfig()
         documents = store.documents()
         store_terms = store.term_matrix()
@@ -113,6 +116,8 @@ class SearchIndexes:
         indexes = SearchIndexes(
             dense, LexicalIndex.build(terms, params), LexicalIndex.build(questions, params)
         )
+        if not publish_files:
+            return indexes
         base = Segment(BASE, [], chunk_docs, terms, questions, dense.ids, dense.to_arrays())
         ref = write_segment(directory, base)
         counts = Counter(chunk_docs.values())
@@ -195,9 +200,16 @@ class SearchIndexes:
         analyzer: Analyzer,
         config: SearchIndexConfig | None = None,
     ) -> SearchIndexes:
-        return cls.load(directory, key, config) or cls.build(
-            store, directory, key, analyzer, config
-        )
+        """The published indexes for `key`, else a build from the store. The build is
+        published only when no intact manifest is there: one for another key means an
+        ingest is publishing (its own key is set in the store right after), and a reader
+        must not overwrite a writer's files with its view of the store."""
+        loaded = cls.load(directory, key, config)
+        if loaded is not None:
+            return loaded
+        other = read_manifest(directory)
+        clobber = other is None or not segments_present(directory, other) or other.key == key
+        return cls.build(store, directory, key, analyzer, config, publish_files=clobber)
 
 
 def refresh_indexes(

@@ -359,3 +359,16 @@ def test_crossing_the_threshold_switches_the_index_kind(embedded_store, tmp_path
     embedded_store.apply(GraphDelta(add=[corpus.document(f"grow{i}") for i in range(3)]))
     assert SearchIndexes.update(embedded_store, directory, "k", ANALYZER, config) == "full"
     assert SearchIndexes.load(directory, "k").dense.kind == IVF
+
+
+def test_a_reader_does_not_overwrite_a_writers_newer_files(embedded_store, tmp_path: Path) -> None:
+    """Between an ingest publishing its files and recording its key in the store, a reader
+    asks for the old key: it builds its indexes in memory and leaves the files alone."""
+    corpus = Corpus(seed=15)
+    seed_store(embedded_store, corpus, 20)
+    directory = tmp_path / "idx"
+    SearchIndexes.update(embedded_store, directory, "new-key", ANALYZER, CONFIG)
+    before = (directory / MANIFEST).read_bytes()
+    built = SearchIndexes.load_or_build(embedded_store, directory, "old-key", ANALYZER, CONFIG)
+    assert (directory / MANIFEST).read_bytes() == before
+    assert_same_indexes(built, SearchIndexes.load(directory, "new-key"))
