@@ -26,15 +26,16 @@ from pathlib import Path
 
 def ingest(code: Path, data_dir: Path, docs: Path) -> dict[str, object]:
     env = dict(os.environ, PYTHONPATH=str(code), NEORAG_BACKEND="embedded")
-    env["NEORAG_DATA_DIR"] = str(data_dir)
+    env["NEORAG_DATA_DIR"] = str(data_dir.resolve())
     out = subprocess.run(
-        [sys.executable, "-m", "app.cli", "ingest", str(docs), "--json"],
+        [sys.executable, "-m", "app.cli", "ingest", str(docs.resolve()), "--json"],
         env=env,
         cwd=code,
         capture_output=True,
         text=True,
-        check=True,
     )
+    if out.returncode != 0:
+        raise SystemExit(f"ingest failed ({out.returncode}): {out.stderr[-2000:]}")
     report = json.loads(out.stdout)
     return {
         "changed": report["changed"],

@@ -186,7 +186,12 @@ class SearchIndexes:
             updated.churn > config.compact_fraction * max(updated.segments[0].chunks, 1)
             or len(updated.segments) - 1 > config.max_segments
         ):
-            publish(directory, _compacted(directory, updated, config))
+            try:
+                compacted = _compacted(directory, updated, config)
+            except IndexFileError:  # a damaged older segment: start again from the store
+                SearchIndexes.build(store, directory, key, analyzer, config)
+                return "full"
+            publish(directory, compacted)
             return "compacted"
         publish(directory, updated)
         return "delta"

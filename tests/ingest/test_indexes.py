@@ -372,3 +372,18 @@ def test_a_reader_does_not_overwrite_a_writers_newer_files(embedded_store, tmp_p
     built = SearchIndexes.load_or_build(embedded_store, directory, "old-key", ANALYZER, CONFIG)
     assert (directory / MANIFEST).read_bytes() == before
     assert_same_indexes(built, SearchIndexes.load(directory, "new-key"))
+
+
+def test_a_damaged_segment_found_while_compacting_means_a_full_build(
+    embedded_store, tmp_path: Path
+) -> None:
+    corpus = Corpus(seed=16)
+    directory = tmp_path / "idx"
+    published_with_a_delta(embedded_store, corpus, directory)
+    base = directory / read_manifest(directory).segments[0].file
+    base.write_bytes(b"\0" * base.stat().st_size)  # same size: only the sha256 can tell
+    edit(embedded_store, corpus, 1)
+    squeeze = SearchIndexConfig(compact_fraction=0.3, max_segments=1)
+    assert SearchIndexes.update(embedded_store, directory, "k2", ANALYZER, squeeze) == "full"
+    fresh = SearchIndexes.build(embedded_store, tmp_path / "fresh", "k2", ANALYZER)
+    assert_same_indexes(SearchIndexes.load(directory, "k2"), fresh)
