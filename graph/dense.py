@@ -87,7 +87,7 @@ class DenseIndex:
     @classmethod
     def _ivf(cls, ids: list[str], unit: np.ndarray, config: SearchIndexConfig) -> DenseIndex:
         n, dim = unit.shape
-        nlist = config.ivf_nlist or max(1, isqrt(n))
+        nlist = config.ivf_nlist or max(1, 4 * isqrt(n))
         nlist = max(1, min(nlist, n // 39 or 1))  # FAISS wants ≥ 39 training points a cell
         index = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, nlist, faiss.METRIC_INNER_PRODUCT)
         index.cp.spherical = True
