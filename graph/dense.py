@@ -16,6 +16,7 @@ scores and tie order included. The IVF index labels vectors with int64 ids of it
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from math import isqrt
 
@@ -39,16 +40,22 @@ class DenseIndex:
         labels: dict[str, int],
         *,
         trained_size: int = 0,
+        sorted_ids: list[str] | None = None,
     ) -> None:
         """`labels` maps each chunk id to its FAISS id; for a flat index these must be the
-        positions 0..n-1 in sorted-id order (what `build` produces)."""
+        positions 0..n-1 in sorted-id order (what `build` produces), and `sorted_ids` may
+        pass that order in (the labels are then its positions, unchecked)."""
         if index.ntotal != len(labels):
             raise ValueError(f"{len(labels)} ids for an index of {index.ntotal} vectors")
         self._index = index
         self._label = labels
         self.kind = IVF if isinstance(index, faiss.IndexIVF) else FLAT
         self.trained_size = trained_size
-        self.ids: list[str] = sorted(labels)
+        if sorted_ids is not None and self.kind == FLAT:
+            self.ids = sorted_ids
+            self._by_label: list[str | None] = sorted_ids  # type: ignore[assignment]
+            return
+        self.ids = sorted(labels)
         top = max(labels.values(), default=-1)
         by_label: list[str | None] = [None] * (top + 1)
         for chunk_id, label in labels.items():
@@ -82,7 +89,8 @@ class DenseIndex:
         index = faiss.IndexFlatIP(int(unit.shape[1]))
         if len(sorted_ids):
             index.add(np.ascontiguousarray(unit, dtype=np.float32))
-        return cls(index, {c: i for i, c in enumerate(sorted_ids)})
+        labels = dict(zip(sorted_ids, range(len(sorted_ids)), strict=True))
+        return cls(index, labels, sorted_ids=sorted_ids)
 
     @classmethod
     def _ivf(cls, ids: list[str], unit: np.ndarray, config: SearchIndexConfig) -> DenseIndex:
@@ -143,23 +151,37 @@ class DenseIndex:
         added: np.ndarray,
     ) -> DenseIndex:
         """A flat index over the sorted `ids` (unit `rows`) minus `gone`, plus the unit
-        `added` rows, in sorted-id order. Each row is copied once into the new index's
-        input (fresh pages are slow to fault in on these machines: copies dominate)."""
-        if gone:
-            keep = np.fromiter((c not in gone for c in ids), bool, len(ids))
-            ids = [c for c, k in zip(ids, keep.tolist(), strict=True) if k]
-            rows = rows[keep]
-        if not len(added_ids):
-            return cls._flat(ids, rows)
-        merged = ids + list(added_ids)
-        # Two sorted runs (survivors, then additions): Timsort merges them in O(n).
-        order = sorted(range(len(merged)), key=merged.__getitem__)
-        where = np.empty(len(merged), dtype=np.int64)
-        where[order] = np.arange(len(merged))
-        out = np.empty((len(merged), rows.shape[1] if len(ids) else added.shape[1]), np.float32)
-        out[where[: len(ids)]] = rows
-        out[where[len(ids) :]] = added
-        return cls._flat([merged[i] for i in order], out)
+        `added` rows, in sorted-id order. The survivors are copied as contiguous runs
+        between the few places a change touches, so a small change costs one memcpy of
+        the rows rather than a gather or a sort."""
+        dim = rows.shape[1] if len(ids) else added.shape[1]
+        order = sorted(range(len(added_ids)), key=added_ids.__getitem__)
+        new_ids = [added_ids[i] for i in order]
+        new_rows = added[order] if len(order) else added
+        # Cut points in `ids`: removed positions (skip one row) and insertion points.
+        cuts = sorted(
+            [(bisect_left(ids, c), 1, 0) for c in gone]
+            + [(bisect_left(ids, c), 0, k) for k, c in enumerate(new_ids)]
+        )
+        n_out = len(ids) - len(gone) + len(new_ids)
+        out = np.empty((n_out, dim), dtype=np.float32)
+        out_ids: list[str] = []
+        src = dst = 0
+        for position, is_removal, k in cuts:
+            run = position - src
+            if run > 0:
+                out[dst : dst + run] = rows[src:position]
+                out_ids += ids[src:position]
+                dst, src = dst + run, position
+            if is_removal:
+                src += 1
+            else:
+                out[dst] = new_rows[k]
+                out_ids.append(new_ids[k])
+                dst += 1
+        out[dst:] = rows[src:]
+        out_ids += ids[src:]
+        return cls._flat(out_ids, out)
 
     def _rows(self) -> np.ndarray:
         """The flat index's stored rows as a view (no copy): valid while the index lives."""

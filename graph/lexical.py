@@ -22,6 +22,7 @@ for the updates and the scores are those of a fresh build, bit for bit.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -225,7 +226,112 @@ def select_rows(terms: TermMatrix, keep: np.ndarray) -> TermMatrix:
 def merge_terms(parts: Sequence[TermMatrix]) -> TermMatrix:
     """Stack the rows of term matrices that each carry their own vocabulary into the
     canonical form: rows sorted by chunk id, vocabulary sorted, only terms some row uses,
-    column indices sorted, float64 counts. Chunk ids must be unique across the parts."""
+    column indices sorted, float64 counts. Chunk ids must be unique across the parts.
+
+    When every part is already canonical (what segments hold) and the first is the big
+    one (a base), only the other parts' few rows and terms are placed by bisection and
+    the base's rows are copied as contiguous runs: the cost is a pass over the entries,
+    not a sort of the rows and vocabulary."""
+    tfs = [sparse.csr_matrix(p.tf, dtype=np.float64) for p in parts]
+    for part, tf in zip(parts, tfs, strict=True):
+        if tf.shape != (len(part.chunk_ids), len(part.vocabulary)):
+            raise ValueError(f"tf shape {tf.shape} does not match its ids and vocabulary")
+    if not parts or not all(_canonical(p, tf) for p, tf in zip(parts, tfs, strict=True)):
+        return _merge_general(parts)
+    base, base_tf = parts[0], tfs[0]
+    vocab, ids = base.vocabulary, base.chunk_ids
+    # Terms the other parts bring: union column of each, and where new ones go.
+    other_terms = sorted({t for p in parts[1:] for t in p.vocabulary})
+    new_terms = [t for t in other_terms if not _in_sorted(vocab, t)]
+    inserts = [bisect_left(vocab, t) for t in new_terms]
+    base_cols = np.arange(len(vocab), dtype=np.int64)
+    if new_terms:
+        base_cols += np.searchsorted(np.asarray(inserts), base_cols, side="right")
+
+    def union_col(term: str) -> int:
+        i = bisect_left(vocab, term)
+        if i < len(vocab) and vocab[i] == term:
+            return int(base_cols[i])
+        k = bisect_left(new_terms, term)
+        return inserts[k] + k
+
+    # The other parts' rows, sorted by id, with union columns.
+    extra_ids = [c for p in parts[1:] for c in p.chunk_ids]
+    if len(set(extra_ids)) != len(extra_ids) or any(_in_sorted(ids, c) for c in extra_ids):
+        raise ValueError("a chunk id occurs in more than one row")
+    remapped = [
+        sparse.csr_matrix(
+            (
+                tf.data,
+                np.asarray([union_col(t) for t in p.vocabulary], dtype=np.int64)[tf.indices],
+                tf.indptr,
+            ),
+            shape=(tf.shape[0], len(vocab) + len(new_terms)),
+        )
+        for p, tf in zip(parts[1:], tfs[1:], strict=True)
+    ]
+    order = sorted(range(len(extra_ids)), key=extra_ids.__getitem__)
+    extra = sparse.vstack(remapped, format="csr")[order] if extra_ids else sparse.csr_matrix((0, 0))
+    extra_ids = [extra_ids[i] for i in order]
+    # Interleave: runs of base rows between the insertion points of the extra rows.
+    indices_parts, data_parts, lengths_parts, out_ids = [], [], [], []
+    base_idx = base_cols[base_tf.indices] if new_terms else base_tf.indices
+    base_len = np.diff(base_tf.indptr)
+    start = 0
+    cuts = [bisect_left(ids, c) for c in extra_ids] + [len(ids)]
+    for k, cut in enumerate(cuts):
+        lo, hi = base_tf.indptr[start], base_tf.indptr[cut]
+        indices_parts.append(base_idx[lo:hi])
+        data_parts.append(base_tf.data[lo:hi])
+        lengths_parts.append(base_len[start:cut])
+        out_ids += ids[start:cut]
+        start = cut
+        if k < len(extra_ids):
+            a, b = extra.indptr[k], extra.indptr[k + 1]
+            indices_parts.append(extra.indices[a:b])
+            data_parts.append(extra.data[a:b])
+            lengths_parts.append(np.asarray([b - a]))
+            out_ids.append(extra_ids[k])
+    indices = np.concatenate(indices_parts).astype(np.int64, copy=False)
+    data = np.concatenate(data_parts)
+    indptr = np.concatenate([[0], np.cumsum(np.concatenate(lengths_parts))])
+    columns = list(vocab)
+    for k in reversed(range(len(new_terms))):
+        columns.insert(inserts[k], new_terms[k])
+    # Terms no surviving row uses leave the vocabulary.
+    used = np.bincount(indices, minlength=len(columns)) > 0
+    if not used.all():
+        shift = np.cumsum(used) - 1
+        indices = shift[indices]
+        unused = np.flatnonzero(~used)
+        if len(unused) * 8 < len(columns):
+            for j in reversed(unused.tolist()):
+                del columns[j]
+        else:
+            columns = [t for t, u in zip(columns, used.tolist(), strict=True) if u]
+    tf = sparse.csr_matrix((data, indices, indptr), shape=(len(out_ids), len(columns)))
+    return TermMatrix(out_ids, columns, tf)
+
+
+def _canonical(part: TermMatrix, tf: sparse.csr_matrix) -> bool:
+    """Rows sorted by id, vocabulary sorted, indices sorted and duplicate-free: the form
+    merge_terms returns (checks are C-level passes, no per-item Python)."""
+    return (
+        tf.has_canonical_format
+        and part.chunk_ids == sorted(part.chunk_ids)
+        and part.vocabulary == sorted(part.vocabulary)
+        and len(set(part.vocabulary)) == len(part.vocabulary)
+        and (tf.nnz == 0 or tf.data.min() > 0)
+    )
+
+
+def _in_sorted(items: list[str], item: str) -> bool:
+    i = bisect_left(items, item)
+    return i < len(items) and items[i] == item
+
+
+def _merge_general(parts: Sequence[TermMatrix]) -> TermMatrix:
+    """`merge_terms` for any input: one remap and sort of everything."""
     # The first part (a base, in an update) keeps its column numbers, so only the few new
     # terms of the others cost a dictionary insert.
     first = parts[0].vocabulary if parts else []

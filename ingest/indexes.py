@@ -103,7 +103,8 @@ class SearchIndexes:
         in_terms = set(store_terms.chunk_ids)
         racing = {c.doc_id for c in chunks if c.id not in in_terms}
         chunks = [c for c in chunks if c.id in in_terms]
-        chunk_docs = {c.id: c.doc_id for c in sorted(chunks, key=lambda c: c.id)}
+        chunks.sort(key=lambda c: c.id)
+        chunk_docs = {c.id: c.doc_id for c in chunks}
         keep = np.fromiter((c in chunk_docs for c in store_terms.chunk_ids), bool)
         racing |= {doc_id_of(c) for c, k in zip(store_terms.chunk_ids, keep, strict=True) if not k}
         terms = merge_terms([select_rows(store_terms, keep)])
@@ -118,7 +119,16 @@ class SearchIndexes:
         )
         if not publish_files:
             return indexes
-        base = Segment(BASE, [], chunk_docs, terms, questions, dense.ids, dense.to_arrays())
+        base = Segment(
+            BASE,
+            [],
+            list(chunk_docs),
+            list(chunk_docs.values()),
+            terms,
+            questions,
+            dense.ids,
+            dense.to_arrays(),
+        )
         ref = write_segment(directory, base)
         counts = Counter(chunk_docs.values())
         indexed: dict[str, tuple[str | None, int]] = {
@@ -291,31 +301,41 @@ def _folded(
 ) -> tuple[DenseIndex, TermMatrix, TermMatrix]:
     """A chunk added by segment j survives unless a later segment drops its document."""
     dropped_later: set[str] = set()
-    keep: list[dict[str, bool]] = [{} for _ in segments]
+    keep: list[np.ndarray] = [np.empty(0, bool)] * len(segments)
     for j in reversed(range(len(segments))):
         seg = segments[j]
-        keep[j] = {c: d not in dropped_later for c, d in seg.chunk_docs.items()}
+        keep[j] = np.fromiter(
+            (d not in dropped_later for d in seg.chunk_docs), bool, len(seg.chunk_docs)
+        )
         dropped_later.update(seg.removed_docs)
 
-    def rows(terms: TermMatrix, flags: dict[str, bool]) -> TermMatrix:
-        return select_rows(terms, np.fromiter((flags[c] for c in terms.chunk_ids), bool))
+    def mask(seg: Segment, flags: np.ndarray, ids: list[str]) -> np.ndarray:
+        """`flags` (over seg.chunk_ids) for the rows `ids`: the same list as a rule."""
+        if ids is seg.chunk_ids or ids == seg.chunk_ids:
+            return flags
+        where = dict(zip(seg.chunk_ids, flags.tolist(), strict=True))
+        return np.fromiter((where[c] for c in ids), bool, len(ids))
 
-    terms = merge_terms([rows(s.terms, k) for s, k in zip(segments, keep, strict=True)])
-    questions = merge_terms([rows(s.questions, k) for s, k in zip(segments, keep, strict=True)])
-    base, base_keep = segments[0], keep[0]
+    pairs = list(zip(segments, keep, strict=True))
+    terms = merge_terms([select_rows(s.terms, mask(s, k, s.terms.chunk_ids)) for s, k in pairs])
+    questions = merge_terms(
+        [select_rows(s.questions, mask(s, k, s.questions.chunk_ids)) for s, k in pairs]
+    )
+    base = segments[0]
+    base_keep = mask(base, keep[0], base.dense_ids)
     added_ids: list[str] = []
     added: list[np.ndarray] = []
-    for seg, flags in zip(segments[1:], keep[1:], strict=True):
+    for seg, flags in pairs[1:]:
         if not seg.dense_ids:
             continue
-        mask = np.fromiter((flags[c] for c in seg.dense_ids), bool, len(seg.dense_ids))
-        added_ids += [c for c, k in zip(seg.dense_ids, mask.tolist(), strict=True) if k]
-        added.append(seg.dense["raw"][mask])
+        rows = mask(seg, flags, seg.dense_ids)
+        added_ids += [c for c, k in zip(seg.dense_ids, rows.tolist(), strict=True) if k]
+        added.append(seg.dense["raw"][rows])
     dense = DenseIndex.from_arrays(
         base.dense_ids,
         base.dense,
         nprobe=config.ivf_nprobe if config is not None else None,
-        removed=[c for c in base.dense_ids if not base_keep[c]],
+        removed=[c for c, k in zip(base.dense_ids, base_keep.tolist(), strict=True) if not k],
         added_ids=added_ids,
         added_vectors=np.concatenate(added) if added else None,
     )
@@ -330,7 +350,8 @@ def _delta_segment(
     return Segment(
         kind=DELTA,
         removed_docs=removed_docs,
-        chunk_docs={c.id: c.doc_id for c in ordered},
+        chunk_ids=[c.id for c in ordered],
+        chunk_docs=[c.doc_id for c in ordered],
         terms=chunk_terms(ordered),
         questions=question_terms(ordered, analyzer),
         dense_ids=[c.id for c in with_vectors],
@@ -345,12 +366,14 @@ def _compacted(directory: Path, manifest: Manifest, config: SearchIndexConfig) -
     chunk_docs: dict[str, str] = {}
     dropped: set[str] = set()
     for seg in reversed(segments):
-        for c, d in seg.chunk_docs.items():
+        for c, d in zip(seg.chunk_ids, seg.chunk_docs, strict=True):
             if d not in dropped:
                 chunk_docs.setdefault(c, d)
         dropped.update(seg.removed_docs)
-    chunk_docs = dict(sorted(chunk_docs.items()))
-    base = Segment(BASE, [], chunk_docs, terms, questions, dense.ids, dense.to_arrays())
+    ids = sorted(chunk_docs)
+    base = Segment(
+        BASE, [], ids, [chunk_docs[c] for c in ids], terms, questions, dense.ids, dense.to_arrays()
+    )
     ref = write_segment(directory, base)
     return _next(manifest, segments=[ref], dense_kind=dense.kind, trained_size=dense.trained_size)
 

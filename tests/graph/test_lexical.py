@@ -261,3 +261,37 @@ def test_random_edits_fold_to_the_fresh_index_and_rank_bm25():
         for query in [rng.sample(vocab, rng.randint(1, 6)) for _ in range(10)]:
             expected = reference.get_scores(query)
             assert np.allclose(folded.scores(query)[order], expected, rtol=1e-9, atol=1e-12)
+
+
+def test_the_fast_merge_of_canonical_parts_equals_the_general_one(monkeypatch):
+    """Segments are canonical, so folding them takes the bisection path; it must give the
+    matrix the general remap-and-sort path gives, including dropped and new terms."""
+    import graph.lexical as lexical
+
+    general_merge = lexical._merge_general
+    calls = []
+    monkeypatch.setattr(
+        lexical, "_merge_general", lambda parts: calls.append(1) or general_merge(parts)
+    )
+
+    rng = random.Random(5)
+    words = [f"w{i:03d}" for i in range(300)]
+    for trial in range(20):
+        docs = {f"d{i:03d}": rng.choices(words[:200], k=rng.randint(0, 12)) for i in range(80)}
+        base = merge_terms([part(docs)])
+        keep = np.array([rng.random() > 0.1 for _ in base.chunk_ids])
+        pieces = [select_rows(base, keep)]
+        for j in range(rng.randint(0, 3)):
+            extra = {
+                f"d{rng.randint(0, 99):03d}x{trial}-{j}-{i}": rng.choices(
+                    words, k=rng.randint(0, 8)
+                )
+                for i in range(rng.randint(0, 6))
+            }
+            pieces.append(merge_terms([part(extra)]))
+        calls.clear()
+        fast = merge_terms(pieces)
+        assert not calls  # the fast path served it
+        general = general_merge(pieces)
+        assert fast.chunk_ids == general.chunk_ids and fast.vocabulary == general.vocabulary
+        assert (fast.tf != general.tf).nnz == 0 and fast.tf.has_canonical_format

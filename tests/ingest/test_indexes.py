@@ -155,7 +155,7 @@ def test_an_update_reads_only_the_changed_documents(tmp_path: Path) -> None:
     with WholeCorpusForbidden(tmp_path / "g.sqlite") as store:
         mode = SearchIndexes.update(store, tmp_path / "idx", corpus.key(), ANALYZER, CONFIG)
         assert mode == "delta"
-        assert len(list((tmp_path / "idx").glob("seg-*.npz"))) == 2
+        assert len(list((tmp_path / "idx").glob("seg-*.bin"))) == 2
 
 
 def test_unchanged_documents_only_rekey(embedded_store, tmp_path: Path) -> None:
@@ -266,12 +266,12 @@ def test_garbage_collection_keeps_what_readers_may_still_open(
         SearchIndexes.update(embedded_store, directory, f"k{round_}", ANALYZER, CONFIG)
         files.append({s.file for s in read_manifest(directory).segments})
     manifest = read_manifest(directory)
-    on_disk = {p.name for p in directory.glob("seg-*.npz")}
+    on_disk = {p.name for p in directory.glob("seg-*.bin")}
     assert on_disk >= {s.file for s in manifest.segments} | set(manifest.previous)
     assert not (directory / "dense.faiss").exists() and not (directory / "bm25.npz").exists()
     later = time.time() + 2 * 3600  # past the grace period for segments and temp files
     deleted = index_files.collect_garbage(directory, manifest, now=later)
-    left = {p.name for p in directory.glob("seg-*.npz")}
+    left = {p.name for p in directory.glob("seg-*.bin")}
     assert left == {s.file for s in manifest.segments} | set(manifest.previous)
     assert ".seg.half-written.tmp" in deleted and len(files) >= 2
     assert SearchIndexes.load(directory, "k5") is not None
