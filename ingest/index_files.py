@@ -83,7 +83,8 @@ class SegmentRef:
 class Manifest:
     key: str
     settings: dict[str, object]
-    documents: dict[str, tuple[str | None, int]]
+    documents: dict[str, str | None]  # indexed document -> its content hash (None: stale)
+    chunk_counts: dict[str, int]  # indexed document -> its chunks
     segments: list[SegmentRef]
     dense_kind: str
     trained_size: int = 0
@@ -92,7 +93,7 @@ class Manifest:
     @property
     def chunks(self) -> int:
         """Chunks the folded state holds (the sum over the indexed documents)."""
-        return sum(n for _, n in self.documents.values())
+        return sum(self.chunk_counts.values())
 
     @property
     def churn(self) -> int:
@@ -261,7 +262,8 @@ def read_manifest(directory: Path) -> Manifest | None:
         return Manifest(
             key=str(meta["key"]),
             settings=dict(meta["settings"]),
-            documents={d: (h, int(n)) for d, (h, n) in meta["documents"].items()},
+            documents=dict(meta["documents"]),
+            chunk_counts=dict(meta["chunk_counts"]),
             segments=segments,
             dense_kind=str(meta["dense_kind"]),
             trained_size=int(meta["trained_size"]),
@@ -278,7 +280,8 @@ def publish(directory: Path, manifest: Manifest) -> None:
         "format": FORMAT,
         "key": manifest.key,
         "settings": manifest.settings,
-        "documents": {d: list(v) for d, v in manifest.documents.items()},
+        "documents": manifest.documents,
+        "chunk_counts": manifest.chunk_counts,
         "segments": [asdict(s) for s in manifest.segments],
         "dense_kind": manifest.dense_kind,
         "trained_size": manifest.trained_size,

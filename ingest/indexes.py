@@ -131,16 +131,15 @@ class SearchIndexes:
         )
         ref = write_segment(directory, base)
         counts = Counter(chunk_docs.values())
-        indexed: dict[str, tuple[str | None, int]] = {
-            d: (r.content_hash, counts.get(d, 0)) for d, r in documents.items()
-        }
+        hashes: dict[str, str | None] = {d: r.content_hash for d, r in documents.items()}
         for d in set(counts) - set(documents) | racing:
-            indexed[d] = (None, counts.get(d, 0))
+            hashes[d] = None
         previous = read_manifest(directory)
         manifest = Manifest(
             key,
             settings_of(config),
-            indexed,
+            hashes,
+            {d: counts.get(d, 0) for d in hashes},
             [ref],
             dense_kind=dense.kind,
             trained_size=dense.trained_size,
@@ -172,26 +171,36 @@ class SearchIndexes:
         documents = store.documents() if documents is None else documents
         current = {d: r.content_hash for d, r in documents.items()}
         indexed = manifest.documents
-        gone = {d for d, (h, _) in indexed.items() if current.get(d) != h}
-        fresh = sorted(d for d, h in current.items() if indexed.get(d, (None, 0))[0] != h)
+        differ = {d for d, _ in current.items() ^ indexed.items()}
+        gone = {d for d in differ if d in indexed}  # its indexed version is not current
+        fresh = sorted(d for d in differ if d in current)
         if not gone and not fresh:
             if manifest.key != key:
                 publish(directory, _next(manifest, key=key))
             return "unchanged"
         chunks = store.document_chunks(fresh) if fresh else []
         counts = Counter(c.doc_id for c in chunks)
-        after = {d: v for d, v in indexed.items() if d not in gone}
-        after.update({d: (current[d], counts.get(d, 0)) for d in fresh})
-        total = sum(n for _, n in after.values())
+        hashes, chunk_counts = dict(indexed), dict(manifest.chunk_counts)
+        for d in gone:
+            del hashes[d], chunk_counts[d]
+        for d in fresh:
+            hashes[d], chunk_counts[d] = current[d], counts.get(d, 0)
+        total = sum(chunk_counts.values())
         if len(chunks) > config.compact_fraction * max(manifest.chunks, 1) or _needs_new_kind(
             manifest, total, config
         ):
             SearchIndexes.build(store, directory, key, analyzer, config)
             return "full"
         delta = _delta_segment(sorted(gone | set(fresh)), chunks, analyzer)
-        dropped = sum(indexed[d][1] for d in gone)
+        dropped = sum(manifest.chunk_counts[d] for d in gone)
         ref = write_segment(directory, delta, dropped=dropped)
-        updated = _next(manifest, key=key, documents=after, segments=[*manifest.segments, ref])
+        updated = _next(
+            manifest,
+            key=key,
+            documents=hashes,
+            chunk_counts=chunk_counts,
+            segments=[*manifest.segments, ref],
+        )
         if (
             updated.churn > config.compact_fraction * max(updated.segments[0].chunks, 1)
             or len(updated.segments) - 1 > config.max_segments
@@ -394,6 +403,7 @@ def _next(manifest: Manifest, **changes: object) -> Manifest:
         "key": manifest.key,
         "settings": manifest.settings,
         "documents": manifest.documents,
+        "chunk_counts": manifest.chunk_counts,
         "segments": manifest.segments,
         "dense_kind": manifest.dense_kind,
         "trained_size": manifest.trained_size,
