@@ -13,6 +13,7 @@ index must change kind (crossing `approximate_above`) or retrain its IVF cells.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -313,9 +314,7 @@ def _folded(
     keep: list[np.ndarray] = [np.empty(0, bool)] * len(segments)
     for j in reversed(range(len(segments))):
         seg = segments[j]
-        keep[j] = np.fromiter(
-            (d not in dropped_later for d in seg.chunk_docs), bool, len(seg.chunk_docs)
-        )
+        keep[j] = _surviving(seg, dropped_later)
         dropped_later.update(seg.removed_docs)
 
     def mask(seg: Segment, flags: np.ndarray, ids: list[str]) -> np.ndarray:
@@ -349,6 +348,34 @@ def _folded(
         added_vectors=np.concatenate(added) if added else None,
     )
     return dense, terms, questions
+
+
+def _surviving(seg: Segment, dropped: set[str]) -> np.ndarray:
+    """Which of the segment's chunks belong to none of the `dropped` documents.
+
+    A few documents dropped from a big segment are found by bisection: chunk ids start
+    with their document's id and "#", so one document's chunks are a contiguous run of the
+    sorted ids (each hit is confirmed against `chunk_docs`, and the run's size against a
+    full count, so ids of another shape fall back to the scan)."""
+    ids, docs = seg.chunk_ids, seg.chunk_docs
+    if not dropped:
+        return np.ones(len(ids), dtype=bool)
+    if len(dropped) <= 16 and len(ids) > 1_000:  # the count below is a C scan per doc
+        keep = np.ones(len(ids), dtype=bool)
+        found = 0
+        for d in dropped:
+            lo, hi = bisect_left(ids, d + "#"), bisect_left(ids, d + "$")
+            hits = [i for i in range(lo, hi) if docs[i] == d]
+            keep[hits] = False
+            found += len(hits)
+        if found == _count_in(docs, dropped):
+            return keep
+    return np.fromiter((d not in dropped for d in docs), bool, len(docs))
+
+
+def _count_in(docs: list[str], wanted: set[str]) -> int:
+    """How many entries of `docs` are in `wanted` (a C-level count per wanted document)."""
+    return sum(docs.count(d) for d in wanted)
 
 
 def _delta_segment(

@@ -387,3 +387,22 @@ def test_a_damaged_segment_found_while_compacting_means_a_full_build(
     assert SearchIndexes.update(embedded_store, directory, "k2", ANALYZER, squeeze) == "full"
     fresh = SearchIndexes.build(embedded_store, tmp_path / "fresh", "k2", ANALYZER)
     assert_same_indexes(SearchIndexes.load(directory, "k2"), fresh)
+
+
+def test_dropped_documents_are_found_by_bisection_or_by_scan() -> None:
+    """The bisection shortcut for a few dropped documents agrees with the plain scan, also
+    for document ids that contain "#" or prefix each other, and for chunk ids that do not
+    start with their document's id (then the scan is used)."""
+    from ingest.index_files import Segment
+    from ingest.indexes import _surviving
+
+    rng = random.Random(17)
+    docs = [f"d{i}" for i in range(600)] + ["a#b", "a", "a#", "x/y#z"]
+    pairs = sorted((f"{d}#{k}-{rng.randrange(16**8):08x}", d) for d in docs for k in range(3))
+    odd = [(f"zz-{i}", "d7") for i in range(2)]  # chunks of d7 named another way
+    for rows in (pairs, sorted(pairs + odd)):
+        ids, owners = [c for c, _ in rows], [d for _, d in rows]
+        seg = Segment("base", [], ids, owners, None, None, ids, {})
+        for dropped in ({"d7"}, {"a", "a#b"}, {"a#"}, {"x/y#z", "d100", "d10"}, set(), {"nope"}):
+            expected = np.array([d not in dropped for d in owners])
+            assert np.array_equal(_surviving(seg, set(dropped)), expected), dropped
