@@ -3,10 +3,12 @@ every change cost before segments; also timed with the pre-segment code when --b
 points at a checkout of it) against a one-document update, the reader's load, a
 compaction, and query latency.
 
+    git archive 23d8a53 | tar -x -C /tmp/neorag-before     # the code before segments
     python bench/index_update_bench.py ../shared/datasets/2wiki-dev \
-        --sizes 10000,50000,200000 --before /work/main --out bench/out/index-update.json
+        --sizes 10000,50000,200000 --before /tmp/neorag-before --out bench/out/index-update.json
 
-No models run: each size is an embedded store of one-chunk documents whose text cycles
+No models run: each size is a store (embedded, or with --backend neo4j the Neo4j that
+NEO4J_URI / NEO4J_PASSWORD name, cleared first) of one-chunk documents whose text cycles
 through the dataset's real passages (tokenised by the real analyzer) plus three rare
 synthetic terms per chunk so the vocabulary grows with the corpus, with random 384-d
 embeddings (search cost does not depend on their content). Queries are the dataset's
@@ -43,10 +45,15 @@ KEY = "bench"
 _BEFORE = """
 import sys, time
 from pathlib import Path
-from graph.embedded.store import EmbeddedStore
 from ingest.indexes import SearchIndexes
 from ingest.tokens import Analyzer
-store = EmbeddedStore(Path(sys.argv[1]))
+if sys.argv[1] == "neo4j":
+    from app.settings import Settings
+    from graph.neo4j.store import Neo4jStore
+    store = Neo4jStore(Settings().neo4j)
+else:
+    from graph.embedded.store import EmbeddedStore
+    store = EmbeddedStore(Path(sys.argv[1]))
 t0 = time.perf_counter(); SearchIndexes.build(store, Path(sys.argv[2]), "bench", Analyzer())
 build = time.perf_counter() - t0
 walls, cpus = [], []
@@ -94,12 +101,29 @@ def p50_ms(call, items) -> float:
     return statistics.median(times)
 
 
-def measure(size: int, passages, questions, analyzer, work: Path, before: Path | None) -> dict:
+def open_store(backend: str, db: Path):
+    if backend == "neo4j":
+        from app.settings import Settings
+        from graph.neo4j.store import Neo4jStore
+
+        store = Neo4jStore(Settings().neo4j)
+        store.clear()
+        return store
+    return EmbeddedStore(db)
+
+
+def measure(
+    size: int, passages, questions, analyzer, work: Path, before: Path | None, backend: str
+) -> dict:
     db, directory = work / f"store-{size}.sqlite", work / f"idx-{size}"
-    store = EmbeddedStore(db)
+    store = open_store(backend, db)
     t0 = time.perf_counter()
     fill(store, size, passages, analyzer)
-    row: dict[str, object] = {"chunks": size, "fill_store_s": time.perf_counter() - t0}
+    row: dict[str, object] = {
+        "backend": backend,
+        "chunks": size,
+        "fill_store_s": time.perf_counter() - t0,
+    }
     config = SearchIndexConfig()
     t0 = time.perf_counter()
     SearchIndexes.build(store, directory, KEY, analyzer, config)
@@ -108,7 +132,13 @@ def measure(size: int, passages, questions, analyzer, work: Path, before: Path |
     if before is not None:
         env = dict(os.environ, PYTHONPATH=str(before))
         out = subprocess.run(
-            [sys.executable, "-c", _BEFORE, str(db), str(work / f"before-{size}")],
+            [
+                sys.executable,
+                "-c",
+                _BEFORE,
+                "neo4j" if backend == "neo4j" else str(db),
+                str(work / f"before-{size}"),
+            ],
             env=env,
             cwd=before,
             capture_output=True,
@@ -152,8 +182,10 @@ def measure(size: int, passages, questions, analyzer, work: Path, before: Path |
     row["bm25_top10_p50_ms"] = p50_ms(lambda q: loaded.lexical.top_k(q, 10), tokens)
     probes = rng.normal(size=(200, DIM)).astype(np.float32)
     row["dense_top10_p50_ms"] = p50_ms(lambda q: loaded.dense.search(q, 10), probes)
+    if backend == "neo4j":
+        store.clear()
     store.close()
-    db.unlink()
+    db.unlink(missing_ok=True)
     return row
 
 
@@ -163,6 +195,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,50000,200000")
     parser.add_argument("--before", type=Path, help="a checkout of the pre-segment code")
     parser.add_argument("--work", type=Path, help="scratch directory (default: a temp dir)")
+    parser.add_argument("--backend", choices=["embedded", "neo4j"], default="embedded")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     passages = [
@@ -177,7 +210,9 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory(dir=args.work) as tmp:
         for size in (int(s) for s in args.sizes.split(",")):
-            rows.append(measure(size, passages, questions, analyzer, Path(tmp), args.before))
+            rows.append(
+                measure(size, passages, questions, analyzer, Path(tmp), args.before, args.backend)
+            )
             print(json.dumps(rows[-1]), flush=True)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
