@@ -5,13 +5,13 @@ comparison), plus the cost of building it and of a one-document update.
     python bench/ann_bench.py STORE_DATA_DIR ../shared/datasets/2wiki-dev \
         --size 200000 --out bench/out/ann-200k.json
 
-STORE_DATA_DIR is an embedded-backend data directory that has ingested the dataset's
-corpus (its real MiniLM chunk embeddings are the seed set). Embedding 200k chunks of real
-text is about 70 CPU-minutes here, so the corpus is grown to `--size` synthetically: each
-extra vector is a random point between two real chunk vectors (uniform mixing weight) plus
-Gaussian noise with the real per-dimension spread, scaled so that the median cosine to the
-nearest neighbour matches the real corpus's (both reported). Queries are the dataset's
-real questions, encoded by the same model.
+STORE_DATA_DIR is an embedded-backend data directory whose collection (--collection) holds
+the dataset's corpus (its real MiniLM chunk embeddings are the seed set). Embedding 200k
+chunks of real text is about 70 CPU-minutes here, so the corpus is grown to `--size`
+synthetically: each extra vector is a random point between two real chunk vectors (uniform
+mixing weight) plus Gaussian noise with the real per-dimension spread, scaled so that the
+median cosine to the nearest neighbour matches the real corpus's (both reported). Queries
+are the dataset's real questions, encoded by the same model.
 """
 
 from __future__ import annotations
@@ -91,6 +91,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data_dir", type=Path)
     parser.add_argument("dataset", type=Path)
+    parser.add_argument("--collection", default="default", help="the ingested collection")
     parser.add_argument("--size", type=int, default=200_000)
     parser.add_argument("--nprobe", default="4,8,16,32,64")
     parser.add_argument("--nlist", default="0", help="comma list; 0 = the default (√n)")
@@ -101,12 +102,13 @@ def main() -> None:
     args = parser.parse_args()
     faiss.omp_set_num_threads(1)  # per-query latency, as a serving process sees it
 
+    from app.services import store_path
     from app.settings import Settings
     from graph.embedded.store import EmbeddedStore
     from ingest.embed import shared_embedder
 
-    settings = Settings()
-    with EmbeddedStore(args.data_dir / "embedded" / "graph.sqlite") as store:
+    settings = Settings(backend="embedded", data_dir=args.data_dir, collection=args.collection)
+    with EmbeddedStore(store_path(settings), settings.collection) as store:
         vectors = store.chunk_vectors("embedding")
     real = unit(np.stack([vectors[c] for c in sorted(vectors)]))
     questions = [

@@ -40,6 +40,7 @@ from ingest.tokens import Analyzer  # noqa: E402
 
 DIM = 384
 KEY = "bench"
+COLLECTION = "bench-index-update"
 
 # Run with the pre-segment code (PYTHONPATH=<old checkout>): time its full build and load.
 _BEFORE = """
@@ -106,8 +107,8 @@ def open_store(backend: str, db: Path):
         from app.settings import Settings
         from graph.neo4j.store import Neo4jStore
 
-        store = Neo4jStore(Settings().neo4j)
-        store.clear()
+        store = Neo4jStore(Settings().neo4j, COLLECTION)
+        store.clear()  # this collection only
         return store
     return EmbeddedStore(db)
 

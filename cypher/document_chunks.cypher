@@ -1,6 +1,6 @@
 // Every chunk of the given documents with all its facts, tokens included: what an
 // incremental stage (search indexes, edges) reads for just the documents a change touched.
-MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk)
+MATCH (d:Document {collection: $collection})-[:HAS_CHUNK]->(c:Chunk)
 WHERE d.id IN $doc_ids
 OPTIONAL MATCH (c)-[m:MENTIONS]->(e:Entity)
 WITH c, collect(CASE WHEN e IS NULL THEN NULL ELSE [e.name, e.label, m.count] END) AS entities
