@@ -83,6 +83,11 @@ def latencies(search, queries: np.ndarray, repeat: int) -> tuple[float, float]:
     return float(np.percentile(times, 50)), float(np.percentile(times, 95))
 
 
+def emit(rows: list[dict], row: dict) -> None:
+    rows.append(row)
+    print(json.dumps(row), flush=True)
+
+
 def recall(found: list[set[str]], truth: list[set[str]]) -> float:
     return float(np.mean([len(f & t) / len(t) for f, t in zip(found, truth, strict=True)]))
 
@@ -94,7 +99,7 @@ def main() -> None:
     parser.add_argument("--collection", default="default", help="the ingested collection")
     parser.add_argument("--size", type=int, default=200_000)
     parser.add_argument("--nprobe", default="4,8,16,32,64")
-    parser.add_argument("--nlist", default="0", help="comma list; 0 = the default (√n)")
+    parser.add_argument("--nlist", default="0", help="comma list; 0 = the default (4·√n)")
     parser.add_argument("--hnsw", default="32", help="HNSW M values to compare ('' = none)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=7)
@@ -172,8 +177,7 @@ def main() -> None:
                 "p50_ms": p50,
                 "p95_ms": p95,
             }
-            result["ivf"].append(row)
-            print(json.dumps(row), flush=True)
+            emit(result["ivf"], row)
 
     for hnsw_m in (int(x) for x in args.hnsw.split(",") if x):
         index = faiss.IndexHNSWFlat(corpus.shape[1], hnsw_m, faiss.METRIC_INNER_PRODUCT)
@@ -199,8 +203,7 @@ def main() -> None:
                 "p50_ms": p50,
                 "p95_ms": p95,
             }
-            result["hnsw"].append(row)
-            print(json.dumps(row), flush=True)
+            emit(result["hnsw"], row)
 
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

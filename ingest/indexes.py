@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -266,22 +266,16 @@ def settings_of(config: SearchIndexConfig) -> dict[str, object]:
 
 def question_terms(chunks: Sequence[ChunkRecord], analyzer: Analyzer) -> TermMatrix:
     """Utility-question term frequencies of `chunks`, in canonical form (merge_terms)."""
-    counts = [Counter(analyzer.tokens(" ".join(c.questions))) for c in chunks]
-    vocabulary = sorted({t for c in counts for t in c})
-    col = {t: j for j, t in enumerate(vocabulary)}
-    rows, cols, vals = [], [], []
-    for i, c in enumerate(counts):
-        for t, n in c.items():
-            rows.append(i)
-            cols.append(col[t])
-            vals.append(float(n))
-    tf = sparse.csr_matrix((vals, (rows, cols)), shape=(len(chunks), len(vocabulary)))
-    return merge_terms([TermMatrix([c.id for c in chunks], vocabulary, tf)])
+    return _term_matrix(chunks, [Counter(analyzer.tokens(" ".join(c.questions))) for c in chunks])
 
 
 def chunk_terms(chunks: Sequence[ChunkRecord]) -> TermMatrix:
     """Token term frequencies of `chunks` as the store's term_matrix would give them."""
-    counts = [c.token_counts() for c in chunks]
+    return _term_matrix(chunks, [c.token_counts() for c in chunks])
+
+
+def _term_matrix(chunks: Sequence[ChunkRecord], counts: Sequence[Mapping[str, int]]) -> TermMatrix:
+    """One row of term counts per chunk, in canonical form (merge_terms)."""
     vocabulary = sorted({t for c in counts for t in c})
     col = {t: j for j, t in enumerate(vocabulary)}
     rows, cols, vals = [], [], []

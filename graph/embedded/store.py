@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -49,6 +50,33 @@ def _vec(blob: bytes | None) -> np.ndarray | None:
 
 def _blob(vector: np.ndarray | None) -> bytes | None:
     return None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def _chunk_fields(row: tuple) -> dict[str, Any]:
+    """The leading columns of every chunk query (id, doc_id, ordinal, title, text,
+    section_path, n_tokens) as ChunkView and ChunkRecord name them."""
+    return {
+        "id": row[0],
+        "doc_id": row[1],
+        "ordinal": row[2],
+        "title": row[3],
+        "text": row[4],
+        "section_path": tuple(json.loads(row[5])),
+        "n_tokens": row[6],
+    }
+
+
+def _chunk_record(row: tuple, entities: dict[str, list[EntityMention]]) -> ChunkRecord:
+    """A `chunks` row (the leading columns, then embedding, links, questions and
+    tokens-or-NULL) as a ChunkRecord with its entity mentions."""
+    return ChunkRecord(
+        **_chunk_fields(row),
+        embedding=_vec(row[7]),
+        links=tuple(json.loads(row[8])),
+        questions=tuple(json.loads(row[9])),
+        tokens=tuple(row[10].split()) if row[10] else (),
+        entities=tuple(entities.get(row[0], ())),
+    )
 
 
 class EmbeddedStore(GraphStore):
@@ -254,27 +282,11 @@ class EmbeddedStore(GraphStore):
 
     def corpus(self) -> list[ChunkRecord]:
         entities = self.chunk_entities(None)
-        out = []
-        for r in self._rows(
+        rows = self._rows(
             "SELECT id, doc_id, ordinal, title, text, section_path, n_tokens, embedding, links, "
-            "questions FROM chunks ORDER BY doc_id, ordinal"
-        ):
-            out.append(
-                ChunkRecord(
-                    id=r[0],
-                    doc_id=r[1],
-                    ordinal=r[2],
-                    title=r[3],
-                    text=r[4],
-                    section_path=tuple(json.loads(r[5])),
-                    n_tokens=r[6],
-                    embedding=_vec(r[7]),
-                    links=tuple(json.loads(r[8])),
-                    questions=tuple(json.loads(r[9])),
-                    entities=tuple(entities.get(r[0], ())),
-                )
-            )
-        return out
+            "questions, NULL FROM chunks ORDER BY doc_id, ordinal"
+        )
+        return [_chunk_record(r, entities) for r in rows]
 
     def document_chunks(self, doc_ids: Iterable[str]) -> list[ChunkRecord]:
         wanted = list(dict.fromkeys(doc_ids))
@@ -289,23 +301,7 @@ class EmbeddedStore(GraphStore):
             )
         rows.sort(key=lambda r: (r[1], r[2]))
         entities = self.chunk_entities([r[0] for r in rows])
-        return [
-            ChunkRecord(
-                id=r[0],
-                doc_id=r[1],
-                ordinal=r[2],
-                title=r[3],
-                text=r[4],
-                section_path=tuple(json.loads(r[5])),
-                n_tokens=r[6],
-                embedding=_vec(r[7]),
-                links=tuple(json.loads(r[8])),
-                questions=tuple(json.loads(r[9])),
-                tokens=tuple(r[10].split()) if r[10] else (),
-                entities=tuple(entities.get(r[0], ())),
-            )
-            for r in rows
-        ]
+        return [_chunk_record(r, entities) for r in rows]
 
     def replace_chunk_edges(self, edges: Sequence[ChunkEdge]) -> None:
         with self._tx() as c:
@@ -398,17 +394,7 @@ class EmbeddedStore(GraphStore):
     def get_chunks(self, ids: Sequence[str]) -> list[ChunkView]:
         rows = self._chunk_rows(ids)
         return [
-            ChunkView(
-                id=r[0],
-                doc_id=r[1],
-                ordinal=r[2],
-                title=r[3],
-                text=r[4],
-                section_path=tuple(json.loads(r[5])),
-                n_tokens=r[6],
-                community=r[7],
-                source=r[8],
-            )
+            ChunkView(**_chunk_fields(r), community=r[7], source=r[8])
             for i in ids
             if (r := rows.get(i)) is not None
         ]

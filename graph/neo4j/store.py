@@ -385,17 +385,7 @@ class Neo4jStore(GraphStore):
     def get_chunks(self, ids: Sequence[str]) -> list[ChunkView]:
         rows = {r["id"]: r for r in self.read("get_chunks", ids=list(dict.fromkeys(ids)))}
         return [
-            ChunkView(
-                id=r["id"],
-                doc_id=r["doc_id"],
-                ordinal=r["ordinal"],
-                title=r["title"],
-                text=r["text"],
-                section_path=tuple(r["section_path"] or ()),
-                n_tokens=r["n_tokens"],
-                community=r["community"],
-                source=r["source"],
-            )
+            ChunkView(**_chunk_fields(r), community=r["community"], source=r["source"])
             for i in ids
             if (r := rows.get(i)) is not None
         ]
@@ -480,17 +470,24 @@ class Neo4jStore(GraphStore):
         )
 
 
+def _chunk_fields(r: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields every chunk row carries, as ChunkView and ChunkRecord name them."""
+    return {
+        "id": r["id"],
+        "doc_id": r["doc_id"],
+        "ordinal": r["ordinal"],
+        "title": r["title"],
+        "text": r["text"],
+        "section_path": tuple(r["section_path"] or ()),
+        "n_tokens": r["n_tokens"],
+    }
+
+
 def _chunk_record(r: Mapping[str, Any]) -> ChunkRecord:
     """A corpus row as a ChunkRecord (tokens only when the query returned them)."""
     emb = r["embedding"]
     return ChunkRecord(
-        id=r["id"],
-        doc_id=r["doc_id"],
-        ordinal=r["ordinal"],
-        title=r["title"],
-        text=r["text"],
-        section_path=tuple(r["section_path"] or ()),
-        n_tokens=r["n_tokens"],
+        **_chunk_fields(r),
         tokens=tuple(r.get("tokens") or ()),
         embedding=None if emb is None else np.asarray(emb, dtype=np.float32),
         links=tuple(r["links"] or ()),
