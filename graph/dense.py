@@ -293,9 +293,10 @@ class DenseIndex:
         if added_vectors is None:
             added_vectors = np.empty((0, dim), dtype=np.float32)
         if "faiss" not in arrays:
-            vectors = np.asarray(arrays["vectors"], dtype=np.float32).reshape(-1, dim)
-            if vectors.shape[0] != len(ids) or ids != sorted(ids):
+            vectors = np.asarray(arrays["vectors"], dtype=np.float32)
+            if vectors.size != len(ids) * dim or ids != sorted(ids):
                 raise ValueError("flat index arrays do not match their ids")
+            vectors = vectors.reshape(len(ids), dim)  # (0, 0) too: an index of no chunks
             matrix = _checked(added_ids, added_vectors, dim=dim)
             unit = _normalise(matrix) if len(added_ids) else matrix
             gone = set(removed) & set(ids)

@@ -94,6 +94,13 @@ def test_empty_index():
     assert len(loaded) == 0 and loaded.dim == 8
 
 
+def test_an_index_of_no_chunks_round_trips():
+    """A collection with no chunks yet has no dimension either (dim 0)."""
+    nothing = DenseIndex.build([], np.empty((0, 0), dtype=np.float32))
+    loaded = DenseIndex.from_arrays([], nothing.to_arrays())
+    assert len(loaded) == 0 and loaded.dim == 0 and loaded.ids == []
+
+
 def test_build_validates_input():
     with pytest.raises(ValueError):
         DenseIndex.build(["a", "b"], np.ones((3, 4)))

@@ -158,6 +158,22 @@ def test_an_update_reads_only_the_changed_documents(tmp_path: Path) -> None:
         assert len(list((tmp_path / "idx").glob("seg-*.bin"))) == 2
 
 
+def test_a_collection_without_chunks_has_loadable_indexes(embedded_store, tmp_path) -> None:
+    """A new, empty collection publishes files a reader loads (no dimension yet); its first
+    documents then give the indexes a fresh build gives."""
+    directory = tmp_path / "idx"
+    assert SearchIndexes.update(embedded_store, directory, "empty", ANALYZER, CONFIG) == "full"
+    empty = SearchIndexes.load(directory, "empty")
+    assert empty is not None and len(empty.dense) == 0 and empty.lexical.chunk_ids == []
+    corpus = Corpus(seed=8)
+    seed_store(embedded_store, corpus, 5)
+    SearchIndexes.update(embedded_store, directory, corpus.key(), ANALYZER, CONFIG)
+    loaded = SearchIndexes.load(directory, corpus.key())
+    fresh = SearchIndexes.build(embedded_store, tmp_path / "fresh", corpus.key(), ANALYZER)
+    assert loaded is not None and len(loaded.dense) > 0
+    assert_same_indexes(loaded, fresh)
+
+
 def test_unchanged_documents_only_rekey(embedded_store, tmp_path: Path) -> None:
     corpus = Corpus(seed=6)
     seed_store(embedded_store, corpus, 10)
