@@ -92,7 +92,7 @@ class Engine:
         with self._lock:
             key = key or corpus_fingerprint(self.store.documents(), self.settings.ingest)
             found = SearchIndexes.load_or_build(
-                self.store, index_dir(self.settings), key, self.analyzer
+                self.store, index_dir(self.settings), key, self.analyzer, self.settings.ingest.index
             )
             self.dense, self.lexical, self.utility = found.dense, found.lexical, found.utility
             self.indexed = frozenset(self.dense.ids)

@@ -93,6 +93,11 @@ class GraphStore(ABC):
         ordered by (doc_id, ordinal): the input of the chunk-graph edge builders."""
 
     @abstractmethod
+    def document_chunks(self, doc_ids: Iterable[str]) -> list[ChunkRecord]:
+        """Every chunk of these documents, complete (tokens too), ordered by (doc_id,
+        ordinal): what an incremental stage reads for just the documents a change touched."""
+
+    @abstractmethod
     def replace_chunk_edges(self, edges: Sequence[ChunkEdge]) -> None:
         """Make the stored chunk-to-chunk edges (six kinds and RELATED) exactly `edges`."""
 
@@ -104,10 +109,6 @@ class GraphStore(ABC):
     @abstractmethod
     def chunk_edge_states(self, ids: Sequence[str]) -> dict[str, str]:
         """The stored edge state of each of these chunks that has one."""
-
-    @abstractmethod
-    def chunk_records(self, doc_ids: Sequence[str]) -> list[ChunkRecord]:
-        """`corpus()` restricted to these documents' chunks."""
 
     @abstractmethod
     def write_communities(

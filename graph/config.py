@@ -37,3 +37,32 @@ class AlgorithmConfig(BaseModel):
     fastrp_normalization_strength: float = 0.0
     spectral_dimension: int = Field(32, ge=2)
     concurrency: int = Field(1, ge=1)
+
+
+class SearchIndexConfig(BaseModel):
+    """The dense (FAISS) and lexical (BM25) search files kept beside the store.
+
+    Below `approximate_above` chunks the dense index is an exact flat scan; above it, an
+    IVF-Flat index (k-means cells over the unit vectors; a query scans the `ivf_nprobe`
+    nearest cells), which supports removal by id so updates stay incremental. Updates are
+    written as delta segments beside a base; the segments are folded into a new base once
+    they hold more than `compact_fraction` of the base's chunks or number `max_segments`.
+    """
+
+    approximate_above: int = Field(
+        50_000,
+        ge=0,
+        description="chunk count above which the dense index is IVF-Flat instead of exact",
+    )
+    ivf_nlist: int = Field(
+        0, ge=0, description="IVF cells; 0 means about 4·√chunks (re-chosen when retrained)"
+    )
+    ivf_nprobe: int = Field(32, ge=1, description="IVF cells scanned per query")
+    ivf_retrain_growth: float = Field(
+        2.0,
+        gt=1.0,
+        description="retrain the IVF cells when the chunk count has grown or shrunk by this "
+        "factor since they were trained",
+    )
+    compact_fraction: float = Field(0.25, gt=0.0, le=1.0)
+    max_segments: int = Field(16, ge=1)

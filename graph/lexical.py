@@ -11,28 +11,27 @@ reference the project checks against): idf = log((N − n + 0.5) / (n + 0.5)), n
 idfs replaced by ε × the mean idf over the vocabulary, document length = number of tokens
 (the row sum of term frequencies), unknown query terms contribute nothing and repeated
 query terms count once per occurrence.
+
+Every weight depends on corpus-wide N and average length, so a one-document change moves
+all of them. What is kept on disk is therefore the raw term frequencies (rows that never
+change once written, see ingest/index_files.py); `merge_terms` folds such rows into the
+canonical matrix a fresh build would read from the store (rows by chunk id, vocabulary
+sorted, unused terms dropped), and `build` weights it once per load, so queries pay nothing
+for the updates and the scores are those of a fresh build, bit for bit.
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
-import os
-import tempfile
-import zipfile
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
-from pathlib import Path
-from typing import BinaryIO
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
 
 from graph.base import TermMatrix
 
-_FORMAT = 1
 # Above this many stored entries in the selected columns, slice with scipy instead of the
 # numpy gather (crossover measured at ≈7k entries on 2wiki: 6k chunks × 36k terms).
 _GATHER_MAX_ENTRIES = 6_000
@@ -198,70 +197,6 @@ class LexicalIndex:
         mask[rows] = True
         return out, np.flatnonzero(mask)
 
-    # ---- persistence -------------------------------------------------------------------
-    def save(self, path: Path, key: str) -> None:
-        """Write `path` (npz: matrix + idf) and `path.with_suffix('.json')` (ids, vocabulary,
-        params, key), each atomically.
-
-        The json is written last and records the npz's sha256, so a crash between the two
-        writes, a truncated file or a foreign npz is seen as stale by `load`.
-        """
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        csr = self.weights
-        digest = atomic_write(
-            path,
-            lambda fh: np.savez(
-                fh,
-                data=csr.data,
-                indices=csr.indices,
-                indptr=csr.indptr,
-                shape=np.asarray(csr.shape, dtype=np.int64),
-                idf=self.idf,
-            ),
-        )
-        meta = {
-            "format": _FORMAT,
-            "key": key,
-            "npz_sha256": digest,
-            "params": asdict(self.params),
-            "chunk_ids": self.chunk_ids,
-            "vocabulary": self.vocabulary,
-        }
-        payload = json.dumps(meta, ensure_ascii=False).encode("utf-8")
-        atomic_write(_meta_path(path), lambda fh: fh.write(payload))
-
-    @classmethod
-    def load(cls, path: Path, key: str) -> LexicalIndex | None:
-        """The saved index, or None when it is missing, corrupt or saved under another key."""
-        path = Path(path)
-        try:
-            meta = json.loads(_meta_path(path).read_text(encoding="utf-8"))
-            if (
-                not isinstance(meta, dict)
-                or meta.get("format") != _FORMAT
-                or meta.get("key") != key
-            ):
-                return None
-            raw = path.read_bytes()
-            if hashlib.sha256(raw).hexdigest() != meta["npz_sha256"]:
-                return None
-            with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
-                shape = tuple(int(x) for x in npz["shape"])
-                weights = sparse.csr_matrix(
-                    (npz["data"], npz["indices"], npz["indptr"]), shape=shape
-                )
-                idf = npz["idf"]
-            return cls(
-                list(meta["chunk_ids"]),
-                list(meta["vocabulary"]),
-                weights,
-                idf,
-                Bm25Params(**meta["params"]),
-            )
-        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile):
-            return None
-
 
 def _okapi_idf(df: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:
     """rank-bm25's idf: negative values floored to ε × mean idf (mean over terms that occur,
@@ -277,23 +212,173 @@ def _okapi_idf(df: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:
     return idf
 
 
-def _meta_path(path: Path) -> Path:
-    return path.with_suffix(".json")
+def select_rows(terms: TermMatrix, keep: np.ndarray) -> TermMatrix:
+    """The rows of `terms` where `keep` is true (vocabulary unchanged)."""
+    keep = np.asarray(keep, dtype=bool)
+    if keep.shape != (len(terms.chunk_ids),):
+        raise ValueError("keep needs one flag per row")
+    if keep.all():
+        return terms
+    ids = [c for c, k in zip(terms.chunk_ids, keep.tolist(), strict=True) if k]
+    return TermMatrix(ids, terms.vocabulary, sparse.csr_matrix(terms.tf)[keep])
 
 
-def atomic_write(target: Path, write: Callable[[BinaryIO], object]) -> str:
-    """Write through a temporary file in the same directory, fsync, then os.replace, so a
-    reader sees the old file or the new one, never half of one. Returns the new file's
-    sha256, which the index metadata records to detect a mismatched or damaged pair."""
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        digest = hashlib.sha256(Path(tmp_name).read_bytes()).hexdigest()
-        os.replace(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
-    return digest
+def merge_terms(parts: Sequence[TermMatrix]) -> TermMatrix:
+    """Stack the rows of term matrices that each carry their own vocabulary into the
+    canonical form: rows sorted by chunk id, vocabulary sorted, only terms some row uses,
+    column indices sorted, float64 counts. Chunk ids must be unique across the parts.
+
+    When every part is already canonical (what segments hold) and the first is the big
+    one (a base), only the other parts' few rows and terms are placed by bisection and
+    the base's rows are copied as contiguous runs: the cost is a pass over the entries,
+    not a sort of the rows and vocabulary."""
+    tfs = [sparse.csr_matrix(p.tf, dtype=np.float64) for p in parts]
+    for part, tf in zip(parts, tfs, strict=True):
+        if tf.shape != (len(part.chunk_ids), len(part.vocabulary)):
+            raise ValueError(f"tf shape {tf.shape} does not match its ids and vocabulary")
+    if not parts or not all(_canonical(p, tf) for p, tf in zip(parts, tfs, strict=True)):
+        return _merge_general(parts)
+    base, base_tf = parts[0], tfs[0]
+    vocab, ids = base.vocabulary, base.chunk_ids
+    # Terms the other parts bring: union column of each, and where new ones go.
+    other_terms = sorted({t for p in parts[1:] for t in p.vocabulary})
+    new_terms = [t for t in other_terms if not _in_sorted(vocab, t)]
+    inserts = [bisect_left(vocab, t) for t in new_terms]
+    base_cols = np.arange(len(vocab), dtype=np.int64)
+    if new_terms:
+        base_cols += np.searchsorted(np.asarray(inserts), base_cols, side="right")
+
+    def union_col(term: str) -> int:
+        i = bisect_left(vocab, term)
+        if i < len(vocab) and vocab[i] == term:
+            return int(base_cols[i])
+        k = bisect_left(new_terms, term)
+        return inserts[k] + k
+
+    # The other parts' rows, sorted by id, with union columns.
+    extra_ids = [c for p in parts[1:] for c in p.chunk_ids]
+    if len(set(extra_ids)) != len(extra_ids) or any(_in_sorted(ids, c) for c in extra_ids):
+        raise ValueError("a chunk id occurs in more than one row")
+    remapped = [
+        sparse.csr_matrix(
+            (
+                tf.data,
+                np.asarray([union_col(t) for t in p.vocabulary], dtype=np.int64)[tf.indices],
+                tf.indptr,
+            ),
+            shape=(tf.shape[0], len(vocab) + len(new_terms)),
+        )
+        for p, tf in zip(parts[1:], tfs[1:], strict=True)
+    ]
+    order = sorted(range(len(extra_ids)), key=extra_ids.__getitem__)
+    extra = sparse.vstack(remapped, format="csr")[order] if extra_ids else sparse.csr_matrix((0, 0))
+    extra_ids = [extra_ids[i] for i in order]
+    # Interleave: runs of base rows between the insertion points of the extra rows.
+    indices_parts, data_parts, lengths_parts, out_ids = [], [], [], []
+    base_idx = base_cols[base_tf.indices] if new_terms else base_tf.indices
+    base_len = np.diff(base_tf.indptr)
+    start = 0
+    cuts = [bisect_left(ids, c) for c in extra_ids] + [len(ids)]
+    for k, cut in enumerate(cuts):
+        lo, hi = base_tf.indptr[start], base_tf.indptr[cut]
+        indices_parts.append(base_idx[lo:hi])
+        data_parts.append(base_tf.data[lo:hi])
+        lengths_parts.append(base_len[start:cut])
+        out_ids += ids[start:cut]
+        start = cut
+        if k < len(extra_ids):
+            a, b = extra.indptr[k], extra.indptr[k + 1]
+            indices_parts.append(extra.indices[a:b])
+            data_parts.append(extra.data[a:b])
+            lengths_parts.append(np.asarray([b - a]))
+            out_ids.append(extra_ids[k])
+    indices = np.concatenate(indices_parts).astype(np.int64, copy=False)
+    data = np.concatenate(data_parts)
+    indptr = np.concatenate([[0], np.cumsum(np.concatenate(lengths_parts))])
+    columns = list(vocab)
+    for k in reversed(range(len(new_terms))):
+        columns.insert(inserts[k], new_terms[k])
+    # Terms no surviving row uses leave the vocabulary.
+    used = np.bincount(indices, minlength=len(columns)) > 0
+    if not used.all():
+        shift = np.cumsum(used) - 1
+        indices = shift[indices]
+        unused = np.flatnonzero(~used)
+        if len(unused) * 8 < len(columns):
+            for j in reversed(unused.tolist()):
+                del columns[j]
+        else:
+            columns = [t for t, u in zip(columns, used.tolist(), strict=True) if u]
+    tf = sparse.csr_matrix((data, indices, indptr), shape=(len(out_ids), len(columns)))
+    return TermMatrix(out_ids, columns, tf)
+
+
+def _canonical(part: TermMatrix, tf: sparse.csr_matrix) -> bool:
+    """Rows sorted by id, vocabulary sorted, indices sorted and duplicate-free: the form
+    merge_terms returns (checks are C-level passes, no per-item Python)."""
+    return (
+        tf.has_canonical_format
+        and part.chunk_ids == sorted(part.chunk_ids)
+        and part.vocabulary == sorted(part.vocabulary)
+        and len(set(part.vocabulary)) == len(part.vocabulary)
+        and (tf.nnz == 0 or tf.data.min() > 0)
+    )
+
+
+def _in_sorted(items: list[str], item: str) -> bool:
+    i = bisect_left(items, item)
+    return i < len(items) and items[i] == item
+
+
+def _merge_general(parts: Sequence[TermMatrix]) -> TermMatrix:
+    """`merge_terms` for any input: one remap and sort of everything."""
+    # The first part (a base, in an update) keeps its column numbers, so only the few new
+    # terms of the others cost a dictionary insert.
+    first = parts[0].vocabulary if parts else []
+    column: dict[str, int] = {t: j for j, t in enumerate(first)}
+    if len(column) != len(first):
+        raise ValueError("a vocabulary lists a term twice")
+    blocks = []
+    for i, part in enumerate(parts):
+        tf = sparse.csr_matrix(part.tf, dtype=np.float64)
+        if tf.shape != (len(part.chunk_ids), len(part.vocabulary)):
+            raise ValueError(f"tf shape {tf.shape} does not match its ids and vocabulary")
+        remap = (
+            np.arange(len(part.vocabulary), dtype=np.int64)
+            if i == 0
+            else np.fromiter(
+                (column.setdefault(t, len(column)) for t in part.vocabulary),
+                dtype=np.int64,
+                count=len(part.vocabulary),
+            )
+        )
+        blocks.append((tf, remap))
+    width = len(column)
+    stacked = [
+        sparse.csr_matrix((tf.data, remap[tf.indices], tf.indptr), shape=(tf.shape[0], width))
+        for tf, remap in blocks
+    ]
+    ids = [c for part in parts for c in part.chunk_ids]
+    if len(set(ids)) != len(ids):
+        raise ValueError("a chunk id occurs in more than one row")
+    tf = (
+        sparse.vstack(stacked, format="csr")
+        if stacked
+        else sparse.csr_matrix((0, 0), dtype=np.float64)
+    )
+    tf.sum_duplicates()
+    tf.eliminate_zeros()
+    row_order = sorted(range(len(ids)), key=ids.__getitem__)
+    vocabulary = list(column)
+    used = np.bincount(tf.indices, minlength=width) > 0
+    col_order = sorted(np.flatnonzero(used).tolist(), key=vocabulary.__getitem__)
+    if not ids:
+        tf = sparse.csr_matrix((0, len(col_order)), dtype=np.float64)
+    else:  # each permutation is a pass over the entries: skipped when it is the identity
+        if row_order != list(range(len(ids))):
+            tf = tf[row_order]
+        if col_order != list(range(width)):
+            tf = tf[:, col_order]
+    tf = sparse.csr_matrix(tf, dtype=np.float64)
+    tf.sort_indices()
+    return TermMatrix([ids[i] for i in row_order], [vocabulary[j] for j in col_order], tf)

@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, Field
 from pydantic_settings import NoDecode
 
+from graph.config import SearchIndexConfig
 from graph.types import EDGE_KINDS
 
 
@@ -119,5 +120,6 @@ class IngestConfig(BaseModel):
     edges: EdgeConfig = Field(default_factory=EdgeConfig)
     analytics: AnalyticsPolicy = Field(default_factory=AnalyticsPolicy)
     models: ModelConfig = Field(default_factory=ModelConfig)
+    index: SearchIndexConfig = Field(default_factory=SearchIndexConfig)
     max_file_bytes: int = Field(20 * 1024 * 1024, ge=1024)
     batch_documents: int = Field(256, ge=1)

@@ -1,21 +1,52 @@
-"""The query-side search files built after each ingest, keyed by the corpus fingerprint:
+"""The query-side search files kept after each ingest, keyed by the corpus fingerprint:
 FAISS over chunk embeddings, BM25 over chunk tokens, and BM25 over each chunk's utility
-questions (SpectRAG's question matching). Rebuilt from the store whenever missing or stale.
+questions (SpectRAG's question matching).
+
+`update` brings them up to date from the published files plus the change, which it finds
+by comparing the documents the files were built from (content hash per document) with the
+store's: the chunks of removed or changed documents are dropped, those of new or changed
+documents are read from the store (just those) and written as one delta segment
+(ingest/index_files.py). A full `build` from the store happens when there are no usable
+files, the index settings changed, the change is a large part of the corpus, or the dense
+index must change kind (crossing `approximate_above`) or retrain its IVF cells.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 from scipy import sparse
 
 from graph.base import GraphStore, TermMatrix
-from graph.dense import DenseIndex
-from graph.lexical import Bm25Params, LexicalIndex
+from graph.config import SearchIndexConfig
+from graph.dense import IVF, DenseIndex
+from graph.lexical import Bm25Params, LexicalIndex, merge_terms, select_rows
+from graph.types import ChunkRecord, DocumentRecord
+from ingest.index_files import (
+    BASE,
+    DELTA,
+    IndexFileError,
+    Manifest,
+    Segment,
+    publish,
+    read_manifest,
+    read_segment,
+    segments_present,
+    write_segment,
+)
 from ingest.tokens import Analyzer
+
+_LOAD_ATTEMPTS = 3
+
+
+def doc_id_of(chunk_id: str) -> str:
+    """Chunk ids are `<doc id>#<rest>` (ingest.chunkers.chunk_id)."""
+    return chunk_id.rsplit("#", 1)[0]
 
 
 @dataclass(slots=True)
@@ -25,41 +56,226 @@ class SearchIndexes:
     utility: LexicalIndex
 
     @staticmethod
-    def load(directory: Path, key: str) -> SearchIndexes | None:
-        dense = DenseIndex.load(directory, key)
-        lexical = LexicalIndex.load(directory / "bm25.npz", key)
-        utility = LexicalIndex.load(directory / "utility.npz", key)
-        if dense is None or lexical is None or utility is None:
-            return None
-        return SearchIndexes(dense, lexical, utility)
+    def published(directory: Path, key: str) -> bool:
+        """Whether files for `key` are published and all present (sizes only: cheap)."""
+        manifest = read_manifest(directory)
+        return (
+            manifest is not None and manifest.key == key and segments_present(directory, manifest)
+        )
 
     @staticmethod
-    def build(store: GraphStore, directory: Path, key: str, analyzer: Analyzer) -> SearchIndexes:
-        vectors = store.chunk_vectors("embedding")
-        ids = sorted(vectors)
-        matrix = (
-            np.stack([vectors[i] for i in ids]).astype(np.float32)
-            if ids
-            else np.zeros((0, 0), dtype=np.float32)
+    def load(
+        directory: Path, key: str, config: SearchIndexConfig | None = None
+    ) -> SearchIndexes | None:
+        """The published indexes for `key`, or None when missing, stale or damaged.
+
+        The manifest is re-read if it changed while its segments were being read (a
+        writer published meanwhile), so a reader never mixes two states."""
+        for _ in range(_LOAD_ATTEMPTS):
+            manifest = read_manifest(directory)
+            if manifest is None or manifest.key != key:
+                return None
+            try:
+                return fold(directory, manifest, config)
+            except IndexFileError:
+                again = read_manifest(directory)
+                if again is None or again.segments == manifest.segments:
+                    return None
+        return None
+
+    @staticmethod
+    def build(
+        store: GraphStore,
+        directory: Path,
+        key: str,
+        analyzer: Analyzer,
+        config: SearchIndexConfig | None = None,
+        *,
+        publish_files: bool = True,
+    ) -> SearchIndexes:
+        """Build every index from the whole store and publish it as a new base (or, with
+        `publish_files=False`, only return it)."""
+        config = config or SearchIndexConfig()
+        documents = store.documents()
+        store_terms = store.term_matrix()
+        chunks = store.corpus()
+        # The reads above are separate: a chunk seen by one and not the other (a writer
+        # raced this build) is left out, and its document marked stale for the next update.
+        in_terms = set(store_terms.chunk_ids)
+        racing = {c.doc_id for c in chunks if c.id not in in_terms}
+        chunks = [c for c in chunks if c.id in in_terms]
+        chunks.sort(key=lambda c: c.id)
+        chunk_docs = {c.id: c.doc_id for c in chunks}
+        keep = np.fromiter((c in chunk_docs for c in store_terms.chunk_ids), bool)
+        racing |= {doc_id_of(c) for c, k in zip(store_terms.chunk_ids, keep, strict=True) if not k}
+        terms = merge_terms([select_rows(store_terms, keep)])
+        questions = question_terms(chunks, analyzer)
+        with_vectors = [c for c in chunks if c.embedding is not None]
+        dense = DenseIndex.build(
+            [c.id for c in with_vectors], _matrix(with_vectors, empty_dim=0), config
         )
-        dense = DenseIndex.build(ids, matrix)
-        lexical = LexicalIndex.build(store.term_matrix(), Bm25Params())
-        utility = LexicalIndex.build(question_terms(store, analyzer), Bm25Params())
-        dense.save(directory, key)
-        lexical.save(directory / "bm25.npz", key)
-        utility.save(directory / "utility.npz", key)
-        return SearchIndexes(dense, lexical, utility)
+        params = Bm25Params()
+        indexes = SearchIndexes(
+            dense, LexicalIndex.build(terms, params), LexicalIndex.build(questions, params)
+        )
+        if not publish_files:
+            return indexes
+        base = Segment(
+            BASE,
+            [],
+            list(chunk_docs),
+            list(chunk_docs.values()),
+            terms,
+            questions,
+            dense.ids,
+            dense.to_arrays(),
+        )
+        ref = write_segment(directory, base)
+        counts = Counter(chunk_docs.values())
+        hashes: dict[str, str | None] = {d: r.content_hash for d, r in documents.items()}
+        for d in set(counts) - set(documents) | racing:
+            hashes[d] = None
+        previous = read_manifest(directory)
+        manifest = Manifest(
+            key,
+            settings_of(config),
+            hashes,
+            {d: counts.get(d, 0) for d in hashes},
+            [ref],
+            dense_kind=dense.kind,
+            trained_size=dense.trained_size,
+            previous=_files(previous),
+        )
+        publish(directory, manifest)
+        return indexes
+
+    @staticmethod
+    def update(
+        store: GraphStore,
+        directory: Path,
+        key: str,
+        analyzer: Analyzer,
+        config: SearchIndexConfig | None = None,
+        documents: dict[str, DocumentRecord] | None = None,
+    ) -> str:
+        """Bring the published files up to date with the store; returns what it did:
+        "unchanged", "delta", "compacted" (delta then folded into a new base) or "full"."""
+        config = config or SearchIndexConfig()
+        manifest = read_manifest(directory)
+        if (
+            manifest is None
+            or manifest.settings != settings_of(config)
+            or not segments_present(directory, manifest)
+        ):
+            SearchIndexes.build(store, directory, key, analyzer, config)
+            return "full"
+        documents = store.documents() if documents is None else documents
+        current = {d: r.content_hash for d, r in documents.items()}
+        indexed = manifest.documents
+        differ = {d for d, _ in current.items() ^ indexed.items()}
+        gone = {d for d in differ if d in indexed}  # its indexed version is not current
+        fresh = sorted(d for d in differ if d in current)
+        if not gone and not fresh:
+            if manifest.key != key:
+                publish(directory, _next(manifest, key=key))
+            return "unchanged"
+        chunks = store.document_chunks(fresh) if fresh else []
+        counts = Counter(c.doc_id for c in chunks)
+        hashes, chunk_counts = dict(indexed), dict(manifest.chunk_counts)
+        for d in gone:
+            del hashes[d], chunk_counts[d]
+        for d in fresh:
+            hashes[d], chunk_counts[d] = current[d], counts.get(d, 0)
+        total = sum(chunk_counts.values())
+        if len(chunks) > config.compact_fraction * max(manifest.chunks, 1) or _needs_new_kind(
+            manifest, total, config
+        ):
+            SearchIndexes.build(store, directory, key, analyzer, config)
+            return "full"
+        delta = _delta_segment(sorted(gone | set(fresh)), chunks, analyzer)
+        dropped = sum(manifest.chunk_counts[d] for d in gone)
+        ref = write_segment(directory, delta, dropped=dropped)
+        updated = _next(
+            manifest,
+            key=key,
+            documents=hashes,
+            chunk_counts=chunk_counts,
+            segments=[*manifest.segments, ref],
+        )
+        if (
+            updated.churn > config.compact_fraction * max(updated.segments[0].chunks, 1)
+            or len(updated.segments) - 1 > config.max_segments
+        ):
+            try:
+                compacted = _compacted(directory, updated, config)
+            except IndexFileError:  # a damaged older segment: start again from the store
+                SearchIndexes.build(store, directory, key, analyzer, config)
+                return "full"
+            publish(directory, compacted)
+            return "compacted"
+        publish(directory, updated)
+        return "delta"
 
     @classmethod
     def load_or_build(
-        cls, store: GraphStore, directory: Path, key: str, analyzer: Analyzer
+        cls,
+        store: GraphStore,
+        directory: Path,
+        key: str,
+        analyzer: Analyzer,
+        config: SearchIndexConfig | None = None,
     ) -> SearchIndexes:
-        return cls.load(directory, key) or cls.build(store, directory, key, analyzer)
+        """The published indexes for `key`, else a build from the store. The build is
+        published only when no intact manifest is there: one for another key means an
+        ingest is publishing (its own key is set in the store right after), and a reader
+        must not overwrite a writer's files with its view of the store."""
+        loaded = cls.load(directory, key, config)
+        if loaded is not None:
+            return loaded
+        other = read_manifest(directory)
+        clobber = other is None or not segments_present(directory, other) or other.key == key
+        return cls.build(store, directory, key, analyzer, config, publish_files=clobber)
 
 
-def question_terms(store: GraphStore, analyzer: Analyzer) -> TermMatrix:
-    chunks = store.corpus()
-    counts = [Counter(analyzer.tokens(" ".join(c.questions))) for c in chunks]
+def refresh_indexes(
+    store: GraphStore,
+    directory: Path,
+    key: str,
+    analyzer: Analyzer,
+    config: SearchIndexConfig,
+    *,
+    rebuild: bool = False,
+    documents: dict[str, DocumentRecord] | None = None,
+) -> str:
+    """The ingest's index stage: an update from the published files, or a full build."""
+    if rebuild:
+        SearchIndexes.build(store, directory, key, analyzer, config)
+        return "full"
+    return SearchIndexes.update(store, directory, key, analyzer, config, documents)
+
+
+def settings_of(config: SearchIndexConfig) -> dict[str, object]:
+    """What the files' content depends on besides the documents: a change means a rebuild.
+    Query-time (`ivf_nprobe`) and maintenance settings are left out on purpose."""
+    return {
+        "approximate_above": config.approximate_above,
+        "ivf_nlist": config.ivf_nlist,
+        "bm25": asdict(Bm25Params()),
+    }
+
+
+def question_terms(chunks: Sequence[ChunkRecord], analyzer: Analyzer) -> TermMatrix:
+    """Utility-question term frequencies of `chunks`, in canonical form (merge_terms)."""
+    return _term_matrix(chunks, [Counter(analyzer.tokens(" ".join(c.questions))) for c in chunks])
+
+
+def chunk_terms(chunks: Sequence[ChunkRecord]) -> TermMatrix:
+    """Token term frequencies of `chunks` as the store's term_matrix would give them."""
+    return _term_matrix(chunks, [c.token_counts() for c in chunks])
+
+
+def _term_matrix(chunks: Sequence[ChunkRecord], counts: Sequence[Mapping[str, int]]) -> TermMatrix:
+    """One row of term counts per chunk, in canonical form (merge_terms)."""
     vocabulary = sorted({t for c in counts for t in c})
     col = {t: j for j, t in enumerate(vocabulary)}
     rows, cols, vals = [], [], []
@@ -69,4 +285,159 @@ def question_terms(store: GraphStore, analyzer: Analyzer) -> TermMatrix:
             cols.append(col[t])
             vals.append(float(n))
     tf = sparse.csr_matrix((vals, (rows, cols)), shape=(len(chunks), len(vocabulary)))
-    return TermMatrix([c.id for c in chunks], vocabulary, tf)
+    return merge_terms([TermMatrix([c.id for c in chunks], vocabulary, tf)])
+
+
+def fold(
+    directory: Path, manifest: Manifest, config: SearchIndexConfig | None = None
+) -> SearchIndexes:
+    """Read the manifest's segments and fold them into the indexes a fresh build gives."""
+    segments = [read_segment(directory, ref) for ref in manifest.segments]
+    dense, terms, questions = _folded(segments, config)
+    params = Bm25Params()
+    return SearchIndexes(
+        dense, LexicalIndex.build(terms, params), LexicalIndex.build(questions, params)
+    )
+
+
+def _folded(
+    segments: list[Segment], config: SearchIndexConfig | None
+) -> tuple[DenseIndex, TermMatrix, TermMatrix]:
+    """A chunk added by segment j survives unless a later segment drops its document."""
+    dropped_later: set[str] = set()
+    keep: list[np.ndarray] = [np.empty(0, bool)] * len(segments)
+    for j in reversed(range(len(segments))):
+        seg = segments[j]
+        keep[j] = _surviving(seg, dropped_later)
+        dropped_later.update(seg.removed_docs)
+
+    def mask(seg: Segment, flags: np.ndarray, ids: list[str]) -> np.ndarray:
+        """`flags` (over seg.chunk_ids) for the rows `ids`: the same list as a rule."""
+        if ids is seg.chunk_ids or ids == seg.chunk_ids:
+            return flags
+        where = dict(zip(seg.chunk_ids, flags.tolist(), strict=True))
+        return np.fromiter((where[c] for c in ids), bool, len(ids))
+
+    pairs = list(zip(segments, keep, strict=True))
+    terms = merge_terms([select_rows(s.terms, mask(s, k, s.terms.chunk_ids)) for s, k in pairs])
+    questions = merge_terms(
+        [select_rows(s.questions, mask(s, k, s.questions.chunk_ids)) for s, k in pairs]
+    )
+    base = segments[0]
+    base_keep = mask(base, keep[0], base.dense_ids)
+    added_ids: list[str] = []
+    added: list[np.ndarray] = []
+    for seg, flags in pairs[1:]:
+        if not seg.dense_ids:
+            continue
+        rows = mask(seg, flags, seg.dense_ids)
+        added_ids += [c for c, k in zip(seg.dense_ids, rows.tolist(), strict=True) if k]
+        added.append(seg.dense["raw"][rows])
+    dense = DenseIndex.from_arrays(
+        base.dense_ids,
+        base.dense,
+        nprobe=config.ivf_nprobe if config is not None else None,
+        removed=[c for c, k in zip(base.dense_ids, base_keep.tolist(), strict=True) if not k],
+        added_ids=added_ids,
+        added_vectors=np.concatenate(added) if added else None,
+    )
+    return dense, terms, questions
+
+
+def _surviving(seg: Segment, dropped: set[str]) -> np.ndarray:
+    """Which of the segment's chunks belong to none of the `dropped` documents.
+
+    A few documents dropped from a big segment are found by bisection: chunk ids start
+    with their document's id and "#", so one document's chunks are a contiguous run of the
+    sorted ids (each hit is confirmed against `chunk_docs`, and the run's size against a
+    full count, so ids of another shape fall back to the scan)."""
+    ids, docs = seg.chunk_ids, seg.chunk_docs
+    if not dropped:
+        return np.ones(len(ids), dtype=bool)
+    if len(dropped) <= 16 and len(ids) > 1_000:  # the count below is a C scan per doc
+        keep = np.ones(len(ids), dtype=bool)
+        found = 0
+        for d in dropped:
+            lo, hi = bisect_left(ids, d + "#"), bisect_left(ids, d + "$")
+            hits = [i for i in range(lo, hi) if docs[i] == d]
+            keep[hits] = False
+            found += len(hits)
+        if found == _count_in(docs, dropped):
+            return keep
+    return np.fromiter((d not in dropped for d in docs), bool, len(docs))
+
+
+def _count_in(docs: list[str], wanted: set[str]) -> int:
+    """How many entries of `docs` are in `wanted` (a C-level count per wanted document)."""
+    return sum(docs.count(d) for d in wanted)
+
+
+def _delta_segment(
+    removed_docs: list[str], chunks: Sequence[ChunkRecord], analyzer: Analyzer
+) -> Segment:
+    ordered = sorted(chunks, key=lambda c: c.id)
+    with_vectors = [c for c in ordered if c.embedding is not None]
+    return Segment(
+        kind=DELTA,
+        removed_docs=removed_docs,
+        chunk_ids=[c.id for c in ordered],
+        chunk_docs=[c.doc_id for c in ordered],
+        terms=chunk_terms(ordered),
+        questions=question_terms(ordered, analyzer),
+        dense_ids=[c.id for c in with_vectors],
+        dense={"raw": _matrix(with_vectors, empty_dim=0)},
+    )
+
+
+def _compacted(directory: Path, manifest: Manifest, config: SearchIndexConfig) -> Manifest:
+    """Fold every segment into one new base segment (from the files, not the store)."""
+    segments = [read_segment(directory, ref) for ref in manifest.segments]
+    dense, terms, questions = _folded(segments, config)
+    chunk_docs: dict[str, str] = {}
+    dropped: set[str] = set()
+    for seg in reversed(segments):
+        for c, d in zip(seg.chunk_ids, seg.chunk_docs, strict=True):
+            if d not in dropped:
+                chunk_docs.setdefault(c, d)
+        dropped.update(seg.removed_docs)
+    ids = sorted(chunk_docs)
+    base = Segment(
+        BASE, [], ids, [chunk_docs[c] for c in ids], terms, questions, dense.ids, dense.to_arrays()
+    )
+    ref = write_segment(directory, base)
+    return _next(manifest, segments=[ref], dense_kind=dense.kind, trained_size=dense.trained_size)
+
+
+def _needs_new_kind(manifest: Manifest, total: int, config: SearchIndexConfig) -> bool:
+    """Whether `total` chunks need the other dense index kind, or newly trained IVF cells
+    (the corpus grew or shrank by `ivf_retrain_growth` since they were trained)."""
+    if (total > config.approximate_above) != (manifest.dense_kind == IVF):
+        return True
+    if manifest.dense_kind == IVF:
+        trained, growth = max(manifest.trained_size, 1), config.ivf_retrain_growth
+        return total > trained * growth or total < trained / growth
+    return False
+
+
+def _next(manifest: Manifest, **changes: object) -> Manifest:
+    fields = {
+        "key": manifest.key,
+        "settings": manifest.settings,
+        "documents": manifest.documents,
+        "chunk_counts": manifest.chunk_counts,
+        "segments": manifest.segments,
+        "dense_kind": manifest.dense_kind,
+        "trained_size": manifest.trained_size,
+    }
+    fields.update(changes)
+    return Manifest(previous=_files(manifest), **fields)  # type: ignore[arg-type]
+
+
+def _files(manifest: Manifest | None) -> list[str]:
+    return [] if manifest is None else [s.file for s in manifest.segments]
+
+
+def _matrix(chunks: Sequence[ChunkRecord], empty_dim: int) -> np.ndarray:
+    if not chunks:
+        return np.zeros((0, empty_dim), dtype=np.float32)
+    return np.stack([np.asarray(c.embedding, dtype=np.float32) for c in chunks])

@@ -57,6 +57,7 @@ class IngestReport:
     derived_rebuilt: bool = False
     edge_refresh: str = ""  # "full", "update" or "current" (ingest/edges/maintain.py)
     analytics_refresh: str = ""  # "full", "patch" or "current" (ingest/analytics_refresh.py)
+    indexes: str = ""  # how the search files were refreshed: unchanged, delta, compacted, full
     started_at: float = 0.0
     finished_at: float = 0.0
 

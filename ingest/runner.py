@@ -38,7 +38,7 @@ from ingest.edges.journal import JournalWriter
 from ingest.edges.maintain import pending, refresh_chunk_edges
 from ingest.embed import embedding_text, model_identity
 from ingest.identity import document_id
-from ingest.indexes import SearchIndexes
+from ingest.indexes import SearchIndexes, refresh_indexes
 from ingest.loaders import LoadedDocument, SkippedFile, scan
 from ingest.model_stamp import mark_changing, plan_model_change, reembed_documents, write_stamp
 from ingest.models import IngestModels
@@ -276,7 +276,9 @@ def run_ingest(
             report.reembedded = change.stale
         write_stamp(store, embedder)
 
-    refresh_derived(store, cfg, algorithms, index_dir, report, progress, analyzer=analyzer)
+    refresh_derived(
+        store, cfg, algorithms, index_dir, report, progress, analyzer=analyzer, force=rebuild
+    )
     return _finish(store, report)
 
 
@@ -356,9 +358,11 @@ def refresh_derived(
     """Bring chunk edges, analytics and the FAISS/BM25 files up to date if the stored
     documents changed since they were last built (or a previous run died before finishing
     them). Chunk edges follow the change (ingest/edges/maintain.py); analytics run a full
-    pass or place the new chunks (ingest/analytics_refresh.py)."""
-    fingerprint = corpus_fingerprint(store.documents(), cfg)
-    indexes_ok = SearchIndexes.load(index_dir, fingerprint) is not None
+    pass or place the new chunks (ingest/analytics_refresh.py); the search files take the
+    changed documents as a delta (ingest/indexes.py)."""
+    documents = store.documents()
+    fingerprint = corpus_fingerprint(documents, cfg)
+    indexes_ok = SearchIndexes.published(index_dir, fingerprint)
     edges_pending = pending(store)
     derived_for = store.get_meta(DERIVED_KEY)
     if not force and derived_for == fingerprint and indexes_ok and not edges_pending:
@@ -392,6 +396,8 @@ def refresh_derived(
         report.warnings += analytics.report.warnings
     with timed(report, "indexes", time.perf_counter):
         progress.start("indexes", None)
-        SearchIndexes.build(store, index_dir, fingerprint, analyzer)
+        report.indexes = refresh_indexes(
+            store, index_dir, fingerprint, analyzer, cfg.index, rebuild=force, documents=documents
+        )
         progress.finish("indexes")
     store.set_meta(DERIVED_KEY, fingerprint)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import sparse
@@ -56,19 +56,29 @@ def _blob(vector: np.ndarray | None) -> bytes | None:
     return None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
 
 
+def _chunk_fields(row: tuple) -> dict[str, Any]:
+    """The leading columns of every chunk query (id, doc_id, ordinal, title, text,
+    section_path, n_tokens) as ChunkView and ChunkRecord name them."""
+    return {
+        "id": row[0],
+        "doc_id": row[1],
+        "ordinal": row[2],
+        "title": row[3],
+        "text": row[4],
+        "section_path": tuple(json.loads(row[5])),
+        "n_tokens": row[6],
+    }
+
+
 def _chunk_record(row: tuple, entities: dict[str, list[EntityMention]]) -> ChunkRecord:
-    """A `chunks` row (the columns of `_CHUNK_RECORD_COLUMNS`) with its entity mentions."""
+    """A `chunks` row (the leading columns, then embedding, links, questions and
+    tokens-or-NULL) as a ChunkRecord with its entity mentions."""
     return ChunkRecord(
-        id=row[0],
-        doc_id=row[1],
-        ordinal=row[2],
-        title=row[3],
-        text=row[4],
-        section_path=tuple(json.loads(row[5])),
-        n_tokens=row[6],
+        **_chunk_fields(row),
         embedding=_vec(row[7]),
         links=tuple(json.loads(row[8])),
         questions=tuple(json.loads(row[9])),
+        tokens=tuple(row[10].split()) if row[10] else (),
         entities=tuple(entities.get(row[0], ())),
     )
 
@@ -279,8 +289,9 @@ class EmbeddedStore(GraphStore):
         )
         c.execute("DELETE FROM cooccurs WHERE weight <= 0")
 
-    _CHUNK_RECORD_COLUMNS = (
-        "id, doc_id, ordinal, title, text, section_path, n_tokens, embedding, links, questions"
+    _CHUNK_RECORD_COLUMNS = (  # tokens left out (NULL): only document_chunks needs them
+        "id, doc_id, ordinal, title, text, section_path, n_tokens, embedding, links, questions, "
+        "NULL"
     )
 
     def corpus(self) -> list[ChunkRecord]:
@@ -288,6 +299,21 @@ class EmbeddedStore(GraphStore):
         rows = self._rows(
             f"SELECT {self._CHUNK_RECORD_COLUMNS} FROM chunks ORDER BY doc_id, ordinal"
         )
+        return [_chunk_record(r, entities) for r in rows]
+
+    def document_chunks(self, doc_ids: Iterable[str]) -> list[ChunkRecord]:
+        wanted = list(dict.fromkeys(doc_ids))
+        rows: list[tuple] = []
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows += self._rows(
+                "SELECT id, doc_id, ordinal, title, text, section_path, n_tokens, embedding, "
+                f"links, questions, tokens FROM chunks WHERE doc_id IN ({marks})",
+                part,
+            )
+        rows.sort(key=lambda r: (r[1], r[2]))
+        entities = self.chunk_entities([r[0] for r in rows])
         return [_chunk_record(r, entities) for r in rows]
 
     def replace_chunk_edges(self, edges: Sequence[ChunkEdge]) -> None:
@@ -340,18 +366,6 @@ class EmbeddedStore(GraphStore):
                     part,
                 )
             )
-        return out
-
-    def chunk_records(self, doc_ids: Sequence[str]) -> list[ChunkRecord]:
-        out: list[ChunkRecord] = []
-        for doc_id in dict.fromkeys(doc_ids):
-            rows = self._rows(
-                f"SELECT {self._CHUNK_RECORD_COLUMNS} FROM chunks WHERE doc_id = ? "
-                "ORDER BY ordinal",
-                (doc_id,),
-            )
-            entities = self.chunk_entities([r[0] for r in rows])
-            out += [_chunk_record(r, entities) for r in rows]
         return out
 
     def write_communities(
@@ -455,17 +469,7 @@ class EmbeddedStore(GraphStore):
     def get_chunks(self, ids: Sequence[str]) -> list[ChunkView]:
         rows = self._chunk_rows(ids)
         return [
-            ChunkView(
-                id=r[0],
-                doc_id=r[1],
-                ordinal=r[2],
-                title=r[3],
-                text=r[4],
-                section_path=tuple(json.loads(r[5])),
-                n_tokens=r[6],
-                community=r[7],
-                source=r[8],
-            )
+            ChunkView(**_chunk_fields(r), community=r[7], source=r[8])
             for i in ids
             if (r := rows.get(i)) is not None
         ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -294,7 +294,11 @@ class Neo4jStore(GraphStore):
         self._unwind(tx, "merge_mentions", "rows", mentions)
 
     def corpus(self) -> list[ChunkRecord]:
-        return [self._chunk_record(r) for r in self.read("corpus_chunks")]
+        return [_chunk_record(r) for r in self.read("corpus_chunks")]
+
+    def document_chunks(self, doc_ids: Iterable[str]) -> list[ChunkRecord]:
+        rows = self.read("document_chunks", doc_ids=list(dict.fromkeys(doc_ids)))
+        return [_chunk_record(r) for r in rows]
 
     def replace_chunk_edges(self, edges: Sequence[ChunkEdge]) -> None:
         rows = [
@@ -343,32 +347,6 @@ class Neo4jStore(GraphStore):
     def chunk_edge_states(self, ids: Sequence[str]) -> dict[str, str]:
         rows = self.read("chunk_edge_states", ids=list(dict.fromkeys(ids)))
         return {r["id"]: r["state"] for r in rows}
-
-    def chunk_records(self, doc_ids: Sequence[str]) -> list[ChunkRecord]:
-        rows = self.read("corpus_chunks_of_documents", doc_ids=list(dict.fromkeys(doc_ids)))
-        return [self._chunk_record(r) for r in rows]
-
-    @staticmethod
-    def _chunk_record(r: dict[str, Any]) -> ChunkRecord:
-        emb = r["embedding"]
-        return ChunkRecord(
-            id=r["id"],
-            doc_id=r["doc_id"],
-            ordinal=r["ordinal"],
-            title=r["title"],
-            text=r["text"],
-            section_path=tuple(r["section_path"] or ()),
-            n_tokens=r["n_tokens"],
-            embedding=None if emb is None else np.asarray(emb, dtype=np.float32),
-            links=tuple(r["links"] or ()),
-            questions=tuple(r["questions"] or ()),
-            entities=tuple(
-                EntityMention(name, label, int(n))
-                for name, label, n in sorted(
-                    r["entities"], key=lambda e: f"{e[1]}:{e[0].casefold()}"
-                )
-            ),
-        )
 
     def write_communities(
         self, assignment: dict[str, int], communities: Sequence[CommunityRecord]
@@ -465,17 +443,7 @@ class Neo4jStore(GraphStore):
     def get_chunks(self, ids: Sequence[str]) -> list[ChunkView]:
         rows = {r["id"]: r for r in self.read("get_chunks", ids=list(dict.fromkeys(ids)))}
         return [
-            ChunkView(
-                id=r["id"],
-                doc_id=r["doc_id"],
-                ordinal=r["ordinal"],
-                title=r["title"],
-                text=r["text"],
-                section_path=tuple(r["section_path"] or ()),
-                n_tokens=r["n_tokens"],
-                community=r["community"],
-                source=r["source"],
-            )
+            ChunkView(**_chunk_fields(r), community=r["community"], source=r["source"])
             for i in ids
             if (r := rows.get(i)) is not None
         ]
@@ -558,3 +526,32 @@ class Neo4jStore(GraphStore):
                 for r in self.read("chunk_edge_rows")
             },
         )
+
+
+def _chunk_fields(r: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields every chunk row carries, as ChunkView and ChunkRecord name them."""
+    return {
+        "id": r["id"],
+        "doc_id": r["doc_id"],
+        "ordinal": r["ordinal"],
+        "title": r["title"],
+        "text": r["text"],
+        "section_path": tuple(r["section_path"] or ()),
+        "n_tokens": r["n_tokens"],
+    }
+
+
+def _chunk_record(r: Mapping[str, Any]) -> ChunkRecord:
+    """A corpus row as a ChunkRecord (tokens only when the query returned them)."""
+    emb = r["embedding"]
+    return ChunkRecord(
+        **_chunk_fields(r),
+        tokens=tuple(r.get("tokens") or ()),
+        embedding=None if emb is None else np.asarray(emb, dtype=np.float32),
+        links=tuple(r["links"] or ()),
+        questions=tuple(r["questions"] or ()),
+        entities=tuple(
+            EntityMention(name, label, int(n))
+            for name, label, n in sorted(r["entities"], key=lambda e: f"{e[1]}:{e[0].casefold()}")
+        ),
+    )

@@ -164,7 +164,7 @@ class JournalWriter:
             self.store.set_meta(JOURNAL_KEY, self.journal.dumps())
 
     def _snapshot(self, doc_ids: list[str], analyzer: Analyzer) -> None:
-        chunks = self.store.chunk_records(doc_ids)
+        chunks = self.store.document_chunks(doc_ids)
         edges: dict[str, list[ChunkEdge]] = defaultdict(list)
         ids = {c.id for c in chunks}
         for e in self.store.neighbours(sorted(ids)):

@@ -104,6 +104,27 @@ def test_write_and_read_back(store) -> None:
     assert corpus["a#0"].links == ("other",) and corpus["a#0"].questions == ("what is a",)
 
 
+def test_document_chunks_are_the_corpus_rows_of_those_documents(store) -> None:
+    add(store, {**CORPUS, "c": [chunk("c", 0, "lone words")]})
+    corpus = {c.id: c for c in store.corpus()}
+    got = store.document_chunks(["b", "a", "missing", "a"])
+    assert [c.id for c in got] == ["a#0", "a#1", "b#0"]  # (doc_id, ordinal) order
+    for c in got:
+        full = corpus[c.id]
+        assert (c.doc_id, c.ordinal, c.title, c.text, c.section_path, c.n_tokens) == (
+            full.doc_id,
+            full.ordinal,
+            full.title,
+            full.text,
+            full.section_path,
+            full.n_tokens,
+        )
+        assert (c.links, c.questions, c.entities) == (full.links, full.questions, full.entities)
+        assert np.array_equal(c.embedding, full.embedding)
+    assert got[0].tokens == ("hub", "leafa", "hub") and got[2].tokens == ("hub", "leafc")
+    assert store.document_chunks([]) == []
+
+
 def test_delete_is_exact(store) -> None:
     add(store, CORPUS)
     add(store, {}, remove=["b"])
@@ -268,7 +289,7 @@ def test_chunk_edge_change_is_one_exact_transaction(store) -> None:
 
 def test_chunk_records_and_meta_written_with_a_delta(store) -> None:
     add(store, CORPUS)
-    records = store.chunk_records(["a"])
+    records = store.document_chunks(["a"])
     assert [c.id for c in records] == ["a#0", "a#1"]
     assert records[0].entities == (ANN,) and records[0].questions == ("what is a",)
     assert np.allclose(records[1].embedding, [0, 1, 0, 0])

@@ -1,21 +1,20 @@
-"""DenseIndex: exact cosine top-k, reconstruction, and a persisted cache that knows when
-it is stale or damaged."""
+"""DenseIndex: exact cosine top-k, reconstruction, updates by id that equal a fresh build,
+the IVF index above the approximate threshold, and the array round trip the files use."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from graph.dense import DenseIndex
+from graph.config import SearchIndexConfig
+from graph.dense import FLAT, IVF, DenseIndex
 
 
 @pytest.fixture(scope="module")
 def data() -> tuple[list[str], np.ndarray]:
     rng = np.random.default_rng(42)
     vectors = rng.normal(size=(300, 16)).astype(np.float32) * rng.uniform(0.1, 5, (300, 1))
-    return [f"chunk-{i}" for i in range(300)], vectors
+    return [f"chunk-{i:03d}" for i in range(300)], vectors
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +55,7 @@ def test_k_larger_than_index_and_k_zero(data, index: DenseIndex):
     ids, vectors = data
     hits = index.search(vectors[3], 10_000)
     assert len(hits) == len(ids)
-    assert hits[0] == ("chunk-3", pytest.approx(1.0, abs=1e-5))
+    assert hits[0] == ("chunk-003", pytest.approx(1.0, abs=1e-5))
     assert sorted(c for c, _ in hits) == sorted(ids)
     assert index.search(vectors[3], 0) == []
 
@@ -71,8 +70,8 @@ def test_wrong_query_shape_raises(index: DenseIndex):
 def test_vectors_are_reconstructed_unit_length(data, index: DenseIndex):
     _, vectors = data
     expected = vectors[[5, 2]] / np.linalg.norm(vectors[[5, 2]], axis=1, keepdims=True)
-    assert np.allclose(index.vectors(["chunk-5", "chunk-2"]), expected, atol=1e-6)
-    assert np.allclose(index.vector("chunk-5"), expected[0], atol=1e-6)
+    assert np.allclose(index.vectors(["chunk-005", "chunk-002"]), expected, atol=1e-6)
+    assert np.allclose(index.vector("chunk-005"), expected[0], atol=1e-6)
     assert index.vectors([]).shape == (0, 16)
     with pytest.raises(KeyError):
         index.vector("nope")
@@ -86,14 +85,20 @@ def test_zero_vectors_score_zero_not_nan():
     assert all(s == 0.0 for _, s in index.search(np.zeros(2), 2))
 
 
-def test_empty_index(tmp_path: Path):
+def test_empty_index():
     empty = DenseIndex.build([], np.empty((0, 8)))
-    assert len(empty) == 0
+    assert len(empty) == 0 and empty.dim == 8
     assert empty.search(np.ones(8), 5) == []
     assert empty.search_many(np.ones((2, 8)), 5) == [[], []]
-    empty.save(tmp_path, "k")
-    loaded = DenseIndex.load(tmp_path, "k")
-    assert loaded is not None and len(loaded) == 0 and loaded.dim == 8
+    loaded = DenseIndex.from_arrays([], empty.to_arrays())
+    assert len(loaded) == 0 and loaded.dim == 8
+
+
+def test_an_index_of_no_chunks_round_trips():
+    """A collection with no chunks yet has no dimension either (dim 0)."""
+    nothing = DenseIndex.build([], np.empty((0, 0), dtype=np.float32))
+    loaded = DenseIndex.from_arrays([], nothing.to_arrays())
+    assert len(loaded) == 0 and loaded.dim == 0 and loaded.ids == []
 
 
 def test_build_validates_input():
@@ -107,45 +112,132 @@ def test_build_validates_input():
         DenseIndex.build(["a"], np.array([[np.nan, 1.0]]))
 
 
-def test_save_load_round_trip(tmp_path: Path, data, index: DenseIndex):
+def test_ids_are_sorted_whatever_the_input_order():
+    vectors = np.eye(3, dtype=np.float32)
+    index = DenseIndex.build(["c", "a", "b"], vectors)
+    assert index.ids == ["a", "b", "c"]
+    assert index.search(vectors[0], 1)[0][0] == "c"
+    assert np.array_equal(index.vector("a"), vectors[1])
+
+
+def assert_same_index(a: DenseIndex, b: DenseIndex) -> None:
+    assert a.ids == b.ids and a.kind == b.kind
+    assert np.array_equal(a.vectors(a.ids), b.vectors(b.ids))  # bit for bit
+
+
+def test_random_updates_equal_a_fresh_build():
+    """Several seeded rounds of removals and additions: the updated flat index holds the
+    same ids and vectors (bit for bit) and answers like a fresh build, ties included."""
+    rng = np.random.default_rng(11)
+    live = {f"d{i:04d}": rng.normal(size=24).astype(np.float32) * 3 for i in range(400)}
+    live["dup-a"] = live["dup-b"] = np.ones(24, dtype=np.float32)  # a tie to break
+    index = DenseIndex.build(list(live), np.stack(list(live.values())))
+    next_id = 400
+    for _ in range(6):
+        removed = list(rng.choice(sorted(live), size=int(rng.integers(0, 40)), replace=False))
+        for c in removed:
+            del live[c]
+        added = [f"d{next_id + i:04d}" for i in range(int(rng.integers(0, 40)))]
+        next_id += len(added)
+        vectors = rng.normal(size=(len(added), 24)).astype(np.float32)
+        live.update(zip(added, vectors, strict=True))
+        index.apply([*removed, "never-indexed"], added, vectors)
+        fresh = DenseIndex.build(list(live), np.stack(list(live.values())))
+        assert_same_index(index, fresh)
+        queries = rng.normal(size=(8, 24)).astype(np.float32)
+        queries[0] = 1.0
+        assert index.search_many(queries, 7) == fresh.search_many(queries, 7)
+
+
+def test_apply_rejects_ids_already_indexed_and_wrong_dimensions(data, index: DenseIndex):
     ids, vectors = data
-    directory = tmp_path / "dense"
-    index.save(directory, "graph-v3:minilm")
-    loaded = DenseIndex.load(directory, "graph-v3:minilm")
-    assert loaded is not None
-    assert loaded.ids == ids and len(loaded) == len(ids)
-    assert loaded.search(vectors[7], 5) == index.search(vectors[7], 5)
-    assert not list(directory.glob("*.tmp"))
+    copy = DenseIndex.build(ids, vectors)
+    with pytest.raises(ValueError):
+        copy.apply([], ["chunk-001"], vectors[:1])
+    with pytest.raises(ValueError):
+        copy.apply([], ["new"], np.ones((1, 3)))
+    copy.apply(["chunk-001"], ["chunk-001"], vectors[2:3])  # replacing is fine
+    assert np.allclose(copy.vector("chunk-001"), index.vector("chunk-002"))
 
 
-def test_load_missing_or_stale(tmp_path: Path, index: DenseIndex):
-    assert DenseIndex.load(tmp_path / "absent", "k") is None
-    index.save(tmp_path, "k1")
-    assert DenseIndex.load(tmp_path, "k2") is None
-    assert DenseIndex.load(tmp_path, "k1") is not None
+def test_neighbours_leave_the_chunk_itself_out(index: DenseIndex):
+    rows = index.neighbours(["chunk-004", "chunk-010"], 5)
+    for own, row in zip(["chunk-004", "chunk-010"], rows, strict=True):
+        assert len(row) == 5 and own not in [c for c, _ in row]
+        expected = [c for c, _ in index.search(index.vector(own), 6) if c != own][:5]
+        assert [c for c, _ in row] == expected
+    assert index.neighbours([], 3) == []
+    with pytest.raises(KeyError):
+        index.neighbours(["nope"], 3)
 
 
-@pytest.mark.parametrize(
-    "damage",
-    [
-        lambda d: (d / "dense.faiss").write_bytes(b"garbage"),
-        lambda d: (d / "dense.faiss").write_bytes((d / "dense.faiss").read_bytes()[:-100]),
-        lambda d: (d / "dense.faiss").unlink(),
-        lambda d: (d / "dense.json").write_text("{", encoding="utf-8"),
-        lambda d: (d / "dense.json").write_text("[]", encoding="utf-8"),
-    ],
-    ids=["garbage-index", "truncated-index", "missing-index", "bad-json", "json-not-object"],
-)
-def test_load_corrupt_returns_none(tmp_path: Path, index: DenseIndex, damage):
-    index.save(tmp_path, "k")
-    damage(tmp_path)
-    assert DenseIndex.load(tmp_path, "k") is None
+def test_array_round_trip_is_exact(data, index: DenseIndex):
+    loaded = DenseIndex.from_arrays(index.ids, index.to_arrays())
+    assert_same_index(loaded, index)
+    with pytest.raises(ValueError):
+        DenseIndex.from_arrays(index.ids[:-1], index.to_arrays())
 
 
-def test_load_rejects_an_index_file_from_another_save(tmp_path: Path, index, data):
-    """A crash between the index and json writes leaves a mismatched pair: must be stale."""
-    ids, vectors = data
-    index.save(tmp_path / "a", "k")
-    DenseIndex.build(ids[:10], vectors[:10]).save(tmp_path / "b", "k")
-    (tmp_path / "a" / "dense.faiss").write_bytes((tmp_path / "b" / "dense.faiss").read_bytes())
-    assert DenseIndex.load(tmp_path / "a", "k") is None
+def clustered(n: int, dim: int, seed: int) -> np.ndarray:
+    """Unit vectors around 40 centres: the structure real embeddings have (uniform random
+    vectors in high dimension have no near neighbours worth finding)."""
+    centres = np.random.default_rng(1234).normal(size=(40, dim))
+    rng = np.random.default_rng(seed)
+    x = centres[rng.integers(0, 40, n)] + 0.35 * rng.normal(size=(n, dim))
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+def recall_at(approximate: DenseIndex, exact: DenseIndex, queries: np.ndarray, k: int) -> float:
+    hits = approximate.search_many(queries, k)
+    truth = exact.search_many(queries, k)
+    found = [len({c for c, _ in h} & {c for c, _ in t}) for h, t in zip(hits, truth, strict=True)]
+    return sum(found) / (k * len(queries))
+
+
+IVF_SMALL = SearchIndexConfig(approximate_above=1_000, ivf_nprobe=2)
+
+
+def test_above_the_threshold_the_index_is_ivf_with_high_recall():
+    vectors = clustered(3_000, 32, seed=5)
+    ids = [f"v{i:05d}" for i in range(3_000)]
+    approximate = DenseIndex.build(ids, vectors, IVF_SMALL)
+    exact = DenseIndex.build(ids, vectors)
+    assert approximate.kind == IVF and exact.kind == FLAT
+    assert DenseIndex.build(ids[:1_000], vectors[:1_000], IVF_SMALL).kind == FLAT
+    queries = clustered(200, 32, seed=6)
+    assert approximate.nprobe == 2
+    assert recall_at(approximate, exact, queries, 10) >= 0.9
+    approximate.nprobe = 1  # one cell: visibly approximate, so this is no flat scan
+    assert recall_at(approximate, exact, queries, 10) < 0.95
+    approximate.nprobe = 10_000  # every cell: exact again
+    assert recall_at(approximate, exact, queries, 10) == 1.0
+    assert np.allclose(approximate.vectors(ids[:50]), exact.vectors(ids[:50]), atol=1e-6)
+
+
+def test_ivf_updates_add_and_remove_by_id():
+    vectors = clustered(3_000, 32, seed=7)
+    ids = [f"v{i:05d}" for i in range(3_000)]
+    index = DenseIndex.build(ids, vectors, IVF_SMALL)
+    rng = np.random.default_rng(8)
+    live = dict(zip(ids, vectors, strict=True))
+    extra = clustered(600, 32, seed=9)
+    for round_ in range(3):
+        removed = list(rng.choice(sorted(live), size=150, replace=False))
+        added = [f"n{round_}-{i:03d}" for i in range(200)]
+        new = extra[round_ * 200 : (round_ + 1) * 200]
+        index.apply(removed, added, new)
+        for c in removed:
+            del live[c]
+        live.update(zip(added, new, strict=True))
+        assert index.kind == IVF and index.ids == sorted(live)
+        assert np.allclose(index.vectors(added), new, atol=1e-6)
+        found = {
+            c for row in index.search_many(np.stack([live[c] for c in added]), 1) for c, _ in row
+        }
+        assert found <= set(live) and not found & set(removed)
+    exact = DenseIndex.build(list(live), np.stack(list(live.values())))
+    assert recall_at(index, exact, clustered(200, 32, seed=10), 10) >= 0.9
+    loaded = DenseIndex.from_arrays(index.ids, index.to_arrays(), nprobe=2)
+    assert loaded.kind == IVF and loaded.ids == index.ids
+    queries = clustered(20, 32, seed=12)
+    assert loaded.search_many(queries, 5) == index.search_many(queries, 5)

@@ -1,4 +1,5 @@
-"""LexicalIndex must reproduce rank-bm25's BM25Okapi exactly, fast, and persist safely."""
+"""LexicalIndex must reproduce rank-bm25's BM25Okapi exactly and fast, also when its rows are
+folded from incremental pieces (merge_terms) instead of read from the store in one go."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import math
 import random
 import re
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +15,7 @@ from rank_bm25 import BM25Okapi
 from scipy import sparse
 
 from graph.base import TermMatrix
-from graph.lexical import Bm25Params, LexicalIndex
+from graph.lexical import Bm25Params, LexicalIndex, merge_terms, select_rows
 from tests.conftest import DATASETS
 
 CORPUS_2WIKI = DATASETS / "2wiki-dev" / "corpus.jsonl"
@@ -186,37 +186,112 @@ def test_scores_equal_rank_bm25_on_2wiki_passages():
     assert np.allclose(index.weighted_scores(weights), expected)
 
 
-def test_save_and_load_round_trip(tmp_path: Path, hand_index: LexicalIndex):
-    path = tmp_path / "lexical" / "bm25.npz"
-    hand_index.save(path, "v1")
-    loaded = LexicalIndex.load(path, "v1")
-    assert loaded is not None
-    assert loaded.chunk_ids == hand_index.chunk_ids
-    assert loaded.vocabulary == hand_index.vocabulary
-    assert loaded.params == hand_index.params
-    assert np.allclose(loaded.scores(["the", "fox"]), hand_index.scores(["the", "fox"]))
-    assert not list(path.parent.glob("*.tmp"))
+def part(docs: dict[str, list[str]]) -> TermMatrix:
+    """A term matrix over these documents with its own vocabulary, rows in dict order."""
+    terms = term_matrix(list(docs.values()))
+    return TermMatrix(list(docs), terms.vocabulary, terms.tf)
 
 
-def test_load_returns_none_when_missing_stale_or_corrupt(tmp_path: Path, hand_index):
-    path = tmp_path / "bm25.npz"
-    assert LexicalIndex.load(path, "v1") is None
-    hand_index.save(path, "v1")
-    assert LexicalIndex.load(path, "v2") is None  # stale key
-
-    raw = path.read_bytes()
-    path.write_bytes(raw[: len(raw) // 2])  # truncated matrix
-    assert LexicalIndex.load(path, "v1") is None
-
-    hand_index.save(path, "v1")
-    path.with_suffix(".json").write_text("{not json", encoding="utf-8")
-    assert LexicalIndex.load(path, "v1") is None
+def assert_same_index(a: LexicalIndex, b: LexicalIndex) -> None:
+    assert a.chunk_ids == b.chunk_ids and a.vocabulary == b.vocabulary
+    assert np.array_equal(a.idf, b.idf)
+    assert (a.weights != b.weights).nnz == 0  # bit for bit
 
 
-def test_load_rejects_a_matrix_from_another_save(tmp_path: Path, hand_index):
-    """A crash between the npz and json writes leaves a mismatched pair: must be stale."""
-    path, other = tmp_path / "bm25.npz", tmp_path / "other.npz"
-    hand_index.save(path, "v1")
-    LexicalIndex.build(term_matrix(HAND_CORPUS[:3]), Bm25Params()).save(other, "v1")
-    path.write_bytes(other.read_bytes())
-    assert LexicalIndex.load(path, "v1") is None
+def test_merge_terms_is_canonical_whatever_the_split():
+    docs = {f"c{i}": doc for i, doc in enumerate(HAND_CORPUS)}
+    whole = merge_terms([part(docs)])
+    assert whole.chunk_ids == sorted(docs) and whole.vocabulary == sorted(whole.vocabulary)
+    pieces = [
+        part({k: docs[k] for k in keys}) for keys in (["c5", "c2"], ["c0"], ["c4", "c1", "c3"])
+    ]
+    merged = merge_terms(pieces)
+    assert merged.chunk_ids == whole.chunk_ids and merged.vocabulary == whole.vocabulary
+    assert (merged.tf != whole.tf).nnz == 0
+    with pytest.raises(ValueError):
+        merge_terms([part({"c0": ["a"]}), part({"c0": ["b"]})])
+    assert len(merge_terms([]).chunk_ids) == 0
+
+
+def test_select_rows_then_merge_drops_unused_terms():
+    docs = {"a": ["x", "y"], "b": ["y", "z"], "c": ["q"]}
+    kept = merge_terms([select_rows(part(docs), np.array([True, False, True]))])
+    assert kept.chunk_ids == ["a", "c"] and kept.vocabulary == ["q", "x", "y"]
+    with pytest.raises(ValueError):
+        select_rows(part(docs), np.array([True]))
+
+
+def test_random_edits_fold_to_the_fresh_index_and_rank_bm25():
+    """Seeded rounds of edits kept as a base plus deltas (each with its own vocabulary, rows
+    of dropped documents filtered out): the index built from the folded rows equals a fresh
+    build bit for bit and scores like rank-bm25 — N, avgdl and df all move each round."""
+    tokenize = re.compile(r"\w+").findall
+    with CORPUS_2WIKI.open(encoding="utf-8") as fh:
+        passages = [json.loads(line) for _, line in zip(range(900), fh, strict=False)]
+    texts = [tokenize(f"{p['title']} {p['text']}".lower()) for p in passages]
+    rng = random.Random(3)
+    live = {f"doc{i:04d}": texts[i] for i in range(400)}
+    segments = [dict(live)]  # segment rows, by chunk id
+    dropped_after: list[set[str]] = [set()]
+    spare = iter(range(400, 900))
+    for round_ in range(8):
+        gone = set(rng.sample(sorted(live), rng.randint(0, 30)))
+        changed = set(rng.sample(sorted(set(live) - gone), rng.randint(0, 10)))
+        for c in gone:
+            del live[c]
+        delta = {c: texts[next(spare)] for c in changed}
+        delta.update({f"new{round_}-{i}": texts[next(spare)] for i in range(rng.randint(0, 30))})
+        if round_ == 3:
+            delta["empty-chunk"] = []  # counts in N and avgdl, holds no term
+        live.update(delta)
+        for later in dropped_after:
+            later.update(gone | changed)
+        segments.append(delta)
+        dropped_after.append(set())
+        pieces = [
+            select_rows(part(rows), np.array([c not in drop for c in rows], dtype=bool))
+            for rows, drop in zip(segments, dropped_after, strict=True)
+        ]
+        folded = LexicalIndex.build(merge_terms(pieces))
+        fresh = LexicalIndex.build(merge_terms([part(live)]))
+        assert_same_index(folded, fresh)
+        order = [folded.chunk_ids.index(c) for c in live]
+        reference = BM25Okapi(list(live.values()))
+        vocab = sorted({t for doc in live.values() for t in doc})
+        for query in [rng.sample(vocab, rng.randint(1, 6)) for _ in range(10)]:
+            expected = reference.get_scores(query)
+            assert np.allclose(folded.scores(query)[order], expected, rtol=1e-9, atol=1e-12)
+
+
+def test_the_fast_merge_of_canonical_parts_equals_the_general_one(monkeypatch):
+    """Segments are canonical, so folding them takes the bisection path; it must give the
+    matrix the general remap-and-sort path gives, including dropped and new terms."""
+    import graph.lexical as lexical
+
+    general_merge = lexical._merge_general
+    calls = []
+    monkeypatch.setattr(
+        lexical, "_merge_general", lambda parts: calls.append(1) or general_merge(parts)
+    )
+
+    rng = random.Random(5)
+    words = [f"w{i:03d}" for i in range(300)]
+    for trial in range(20):
+        docs = {f"d{i:03d}": rng.choices(words[:200], k=rng.randint(0, 12)) for i in range(80)}
+        base = merge_terms([part(docs)])
+        keep = np.array([rng.random() > 0.1 for _ in base.chunk_ids])
+        pieces = [select_rows(base, keep)]
+        for j in range(rng.randint(0, 3)):
+            extra = {
+                f"d{rng.randint(0, 99):03d}x{trial}-{j}-{i}": rng.choices(
+                    words, k=rng.randint(0, 8)
+                )
+                for i in range(rng.randint(0, 6))
+            }
+            pieces.append(merge_terms([part(extra)]))
+        calls.clear()
+        fast = merge_terms(pieces)
+        assert not calls  # the fast path served it
+        general = general_merge(pieces)
+        assert fast.chunk_ids == general.chunk_ids and fast.vocabulary == general.vocabulary
+        assert (fast.tf != general.tf).nnz == 0 and fast.tf.has_canonical_format

@@ -76,3 +76,28 @@ def test_both_backends_build_the_same_graph(
             n_status.chunks,
             n_status.tokens,
         )
+
+
+def test_reingest_updates_the_search_files_from_the_change(store, tmp_path: Path, models) -> None:
+    """The ingest's index stage writes a delta for a small change, and the published files
+    then equal a full build from the same store; --rebuild builds them in full."""
+    from ingest.config import IngestConfig
+    from ingest.index_files import read_manifest
+    from ingest.indexes import SearchIndexes
+    from ingest.tokens import Analyzer
+    from tests.ingest.test_indexes import assert_same_indexes
+
+    cfg = IngestConfig(index={"compact_fraction": 1.0})  # this corpus is tiny: no fold
+    root, idx = tmp_path / "docs", tmp_path / "idx"
+    write_corpus(root, "A")
+    first = run_ingest(root, store, cfg, SETTINGS.algorithms, idx, models=models)
+    write_corpus(root, "A2")
+    second = run_ingest(root, store, cfg, SETTINGS.algorithms, idx, models=models)
+    assert (first.indexes, second.indexes) == ("full", "delta")
+    manifest = read_manifest(idx)
+    assert len(manifest.segments) == 2
+    analyzer = Analyzer(cfg.tokens)
+    fresh = SearchIndexes.build(store, tmp_path / "fresh", manifest.key, analyzer, cfg.index)
+    assert_same_indexes(SearchIndexes.load(idx, manifest.key), fresh)
+    rebuilt = run_ingest(root, store, cfg, SETTINGS.algorithms, idx, models=models, rebuild=True)
+    assert rebuilt.indexes == "full" and len(read_manifest(idx).segments) == 1
