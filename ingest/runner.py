@@ -18,6 +18,7 @@ import json
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -33,6 +34,7 @@ from ingest.identity import document_id
 from ingest.indexes import SearchIndexes
 from ingest.loaders import LoadedDocument, SkippedFile, scan
 from ingest.models import IngestModels
+from ingest.parallel import build_batches
 from ingest.report import IngestReport, NoProgress, Progress, Skip, timed
 from ingest.token_graph import cooccurrence_delta
 from ingest.tokens import Analyzer
@@ -225,34 +227,49 @@ def run_ingest(
             _remove(store, work.removed_ids, cfg)
 
     if work.to_index:
-        models = models or IngestModels(cfg.models)
         for stage in INDEX_STAGES:
             progress.start(stage, len(work.to_index))
         size = cfg.batch_documents
-        for start in range(0, len(work.to_index), size):
-            batch = work.to_index[start : start + size]
-            built = build_chunks(batch, cfg, models, analyzer, report, progress)
-            with timed(report, "write", time.perf_counter):
-                old_ids = [d for d, _ in batch if d in work.changed_ids]
-                removed_tokens = store.chunk_tokens(old_ids) if old_ids else {}
-                store.apply(
-                    GraphDelta(
-                        remove_doc_ids=old_ids,
-                        add=built,
-                        cooccurrence=cooccurrence_delta(
-                            (c.tokens for _, cs in built for c in cs),
-                            removed_tokens.values(),
-                            cfg.tokens.cooccurrence_window,
-                        ),
-                    )
-                )
-            progress.advance("write", len(batch))
-            report.chunks_written += sum(len(cs) for _, cs in built)
+        batches = [work.to_index[s : s + size] for s in range(0, len(work.to_index), size)]
+        built_batches = build_batches(
+            build_chunks, batches, cfg, report, progress, models=models, analyzer=analyzer
+        )
+        with closing(built_batches):
+            for batch, built in zip(batches, built_batches, strict=True):
+                _write_batch(store, batch, built, work.changed_ids, cfg, report)
+                progress.advance("write", len(batch))
         for stage in INDEX_STAGES:
             progress.finish(stage)
 
     refresh_derived(store, cfg, algorithms, index_dir, report, progress, analyzer=analyzer)
     return _finish(store, report)
+
+
+def _write_batch(
+    store: GraphStore,
+    batch: Sequence[tuple[str, LoadedDocument]],
+    built: list[tuple[DocumentRecord, list[ChunkRecord]]],
+    changed_ids: set[str],
+    cfg: IngestConfig,
+    report: IngestReport,
+) -> None:
+    """One batch in one transaction: its documents (replacing their old versions), their
+    chunks and the co-occurrence counts they add and remove."""
+    with timed(report, "write", time.perf_counter):
+        old_ids = [d for d, _ in batch if d in changed_ids]
+        removed_tokens = store.chunk_tokens(old_ids) if old_ids else {}
+        store.apply(
+            GraphDelta(
+                remove_doc_ids=old_ids,
+                add=built,
+                cooccurrence=cooccurrence_delta(
+                    (c.tokens for _, cs in built for c in cs),
+                    removed_tokens.values(),
+                    cfg.tokens.cooccurrence_window,
+                ),
+            )
+        )
+    report.chunks_written += sum(len(cs) for _, cs in built)
 
 
 def _remove(store: GraphStore, doc_ids: Sequence[str], cfg: IngestConfig) -> None:
