@@ -6,6 +6,9 @@ in the store or absent, and a re-run picks up exactly the documents still missin
 
     scan → plan → [chunk → analyze → embed → write] per batch → edges → analytics → indexes
 
+Chunk, analyze and embed may run in worker processes (`ingest.parallel`, the `workers`
+setting); the write stays here, one batch at a time in the original order.
+
 The global stages (chunk edges, communities/embeddings, FAISS/BM25 files) are pure functions
 of the stored documents; they re-run whenever the stored document set's fingerprint differs
 from the one they were last built for, so a crash between stages is also recovered.
@@ -189,7 +192,9 @@ def run_ingest(
     allowed_roots: Sequence[Path] | None = None,
 ) -> IngestReport:
     """Bring the store's collection up to date with the documents under `path`. With
-    `allowed_roots`, files outside them (after resolving symbolic links) are skipped."""
+    `allowed_roots`, files outside them (after resolving symbolic links) are skipped.
+    `models` serve the in-process path (one worker, or a single batch); worker processes
+    load their own."""
     progress = progress or NoProgress()
     root = path.resolve()
     report = IngestReport(
