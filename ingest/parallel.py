@@ -11,10 +11,13 @@ Each gets cores // workers torch and BLAS threads, so N workers do not oversubsc
 cores, and at most IN_FLIGHT_PER_WORKER batches per worker are queued, which bounds the
 memory held in results.
 
-Failures: an exception raised inside a worker is re-raised here as itself; a worker that
-dies (killed, out of memory) stops the ingest with one `WorkerDied` error; workers exit on
-their own when this process dies (a SIGKILL leaves no orphans holding models); Ctrl-C,
-which the workers ignore, terminates them from here.
+Failures: a batch whose build raises is built again a document at a time, and the
+documents that still fail are reported as skipped (with the error, in one line) while the
+rest of the batch is written: one bad file never stops an ingest, and a re-run tries it
+again. A failure to load the models is not a document's fault and stops the ingest. A
+worker that dies (killed, out of memory) stops the ingest with one `WorkerDied` error;
+workers exit on their own when this process dies (a SIGKILL leaves no orphans holding
+models); Ctrl-C, which the workers ignore, terminates them from here.
 """
 
 from __future__ import annotations
@@ -37,8 +40,9 @@ from graph.errors import NeoragError
 from graph.types import ChunkRecord, DocumentRecord
 from ingest.config import IngestConfig
 from ingest.loaders import LoadedDocument
+from ingest.loaders.types import one_line
 from ingest.models import IngestModels
-from ingest.report import IngestReport, NoProgress, Progress, timed
+from ingest.report import IngestReport, NoProgress, Progress, Skip, timed
 from ingest.tokens import Analyzer
 
 Batch = Sequence[tuple[str, LoadedDocument]]
@@ -48,6 +52,7 @@ BuildBatch = Callable[[Batch, IngestConfig, IngestModels, Analyzer, IngestReport
 WORKER_STAGES = ("chunk", "analyze", "embed")
 IN_FLIGHT_PER_WORKER = 2
 TERMINATE_GRACE_SECONDS = 10.0
+MAX_REASON_CHARS = 300
 
 
 class WorkerDied(NeoragError):
@@ -66,6 +71,47 @@ def threads_per_worker(workers: int, cores: int | None = None) -> int:
 def load_models(models: IngestModels) -> None:
     """Load the models now, so their loading time is reported apart from the stages."""
     _ = models.embedder, models.extractor
+
+
+def vector_dimension(built: Built) -> int:
+    """The length of the first chunk vector in `built`, 0 when it holds none."""
+    for _, chunks in built:
+        for chunk in chunks:
+            if chunk.embedding is not None:
+                return len(chunk.embedding)
+    return 0
+
+
+def build_isolating(
+    build: BuildBatch,
+    batch: Batch,
+    cfg: IngestConfig,
+    models: IngestModels,
+    analyzer: Analyzer,
+    report: IngestReport,
+) -> tuple[Built, list[Skip]]:
+    """`build(batch)`; should it raise, each document alone, the failing ones skipped."""
+    try:
+        return build(batch, cfg, models, analyzer, report, NoProgress()), []
+    except Exception as exc:
+        if len(batch) == 1:
+            return [], [_skip(batch[0][1], exc)]
+    built: Built = []
+    skips: list[Skip] = []
+    for item in batch:
+        try:
+            built += build([item], cfg, models, analyzer, report, NoProgress())
+        except Exception as exc:
+            skips.append(_skip(item[1], exc))
+    return built, skips
+
+
+def _skip(doc: LoadedDocument, exc: Exception) -> Skip:
+    where = doc.source if doc.key == doc.source else f"{doc.source} (record {doc.id})"
+    reason = one_line(f"could not be indexed: {type(exc).__name__}: {exc}")
+    if len(reason) > MAX_REASON_CHARS:
+        reason = reason[: MAX_REASON_CHARS - 1] + "…"
+    return Skip(where, reason)
 
 
 def build_batches(
@@ -92,7 +138,9 @@ def build_batches(
             with timed(report, "models", time.perf_counter):
                 load_models(models)
         for batch in batches:
-            yield build(batch, cfg, models, analyzer, report, progress)
+            built, skips = build_isolating(build, batch, cfg, models, analyzer, report)
+            _batch_done(len(batch), skips, report, progress)
+            yield built
         return
     yield from _in_workers(build, batches, cfg, workers, report, progress, preload_models)
 
@@ -113,7 +161,7 @@ def _in_workers(
         initargs=(build, cfg, threads_per_worker(workers), preload_models),
     )
     queued = iter(batches)
-    pending: deque[tuple[int, Future[tuple[Built, dict[str, float]]]]] = deque()
+    pending: deque[tuple[int, Future[tuple[Built, list[Skip], dict[str, float]]]]] = deque()
     written = 0
 
     def submit(batch: Batch | None) -> None:
@@ -125,11 +173,10 @@ def _in_workers(
             submit(batch)
         while pending:
             size, future = pending.popleft()
-            built, seconds = future.result()
+            built, skips, seconds = future.result()
             for stage, spent in seconds.items():
                 report.add_time(stage, spent)
-            for stage in WORKER_STAGES:
-                progress.advance(stage, size)
+            _batch_done(size, skips, report, progress)
             submit(next(queued, None))
             yield built
             written += size
@@ -144,6 +191,12 @@ def _in_workers(
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _batch_done(size: int, skips: list[Skip], report: IngestReport, progress: Progress) -> None:
+    report.skipped += skips
+    for stage in WORKER_STAGES:
+        progress.advance(stage, size)
 
 
 def _terminate(pool: ProcessPoolExecutor) -> None:
@@ -204,7 +257,7 @@ def _limit_threads(threads: int) -> None:
         torch.set_num_threads(threads)
 
 
-def _build(batch: Batch) -> tuple[Built, dict[str, float]]:
+def _build(batch: Batch) -> tuple[Built, list[Skip], dict[str, float]]:
     worker = _worker
     if worker is None:
         raise RuntimeError("ingest worker used before it was started")
@@ -214,5 +267,7 @@ def _build(batch: Batch) -> tuple[Built, dict[str, float]]:
             load_models(worker.models)
         _limit_threads(worker.threads)
         worker.loaded = True
-    built = worker.build(batch, worker.cfg, worker.models, worker.analyzer, report, NoProgress())
-    return built, report.seconds
+    built, skips = build_isolating(
+        worker.build, batch, worker.cfg, worker.models, worker.analyzer, report
+    )
+    return built, skips, report.seconds

@@ -33,11 +33,19 @@ from graph.types import ChunkRecord, DocumentRecord, GraphDelta
 from ingest.chunkers import chunk_document, chunk_id
 from ingest.config import IngestConfig
 from ingest.edges import EDGE_BUILDER_VERSION, build_chunk_edges
+from ingest.embed import embedding_text, model_identity
 from ingest.identity import document_id
 from ingest.indexes import SearchIndexes
 from ingest.loaders import LoadedDocument, SkippedFile, scan
+from ingest.model_stamp import (
+    ModelStamp,
+    mark_changing,
+    plan_model_change,
+    reembed_documents,
+    write_stamp,
+)
 from ingest.models import IngestModels
-from ingest.parallel import build_batches
+from ingest.parallel import build_batches, vector_dimension
 from ingest.report import IngestReport, NoProgress, Progress, Skip, timed
 from ingest.token_graph import cooccurrence_delta
 from ingest.tokens import Analyzer
@@ -55,9 +63,11 @@ class Plan:
 
 
 def config_fingerprint(cfg: IngestConfig) -> str:
-    """Anything that changes what a document's chunks look like: a new value re-indexes
-    every document (its stored hash no longer matches)."""
+    """Anything that changes what a document's chunks look like, the embedding model
+    included: a new value re-indexes every document (its stored hash no longer matches)."""
     relevant = cfg.model_dump(include={"chunking", "tokens", "models"}, mode="json")
+    # The model by what it is, not how it is named (a folder's contents, not its path).
+    relevant["models"]["embedding_model"] = model_identity(cfg.models.embedding_model)
     return hashlib.sha256(json.dumps(relevant, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -111,11 +121,6 @@ def plan(
         if doc_id not in seen and _in_scope(rec.source, root) and rec.source not in unreadable
     )
     return Plan(to_index, changed, removed, unchanged)
-
-
-def embedding_text(title: str, section_path: Sequence[str], text: str) -> str:
-    head = " / ".join(p for p in (title, *section_path) if p)
-    return text if not head or (text.startswith(title) and not section_path) else f"{head}\n{text}"
 
 
 def build_chunks(
@@ -226,11 +231,16 @@ def run_ingest(
     report.changed = sorted(work.changed_ids)
     report.new = [d for d, _ in work.to_index if d not in work.changed_ids]
     report.removed = work.removed_ids
+    scanned = {document_id(store.collection, d.key) for d in loaded}
+    change = plan_model_change(store, cfg.models, stored, scanned | set(work.removed_ids))
 
     if work.removed_ids:
         with timed(report, "write", time.perf_counter):
             _remove(store, work.removed_ids, cfg)
 
+    if change.changing and (work.to_index or change.stale):
+        mark_changing(store)
+    dimension = 0
     if work.to_index:
         for stage in INDEX_STAGES:
             progress.start(stage, len(work.to_index))
@@ -239,12 +249,30 @@ def run_ingest(
         built_batches = build_batches(
             build_chunks, batches, cfg, report, progress, models=models, analyzer=analyzer
         )
+        indexed: set[str] = set()
         with closing(built_batches):
             for batch, built in zip(batches, built_batches, strict=True):
-                _write_batch(store, batch, built, work.changed_ids, cfg, report)
+                _write_batch(store, built, work.changed_ids, cfg, report)
+                dimension = dimension or vector_dimension(built)
+                indexed.update(rec.id for rec, _ in built)
                 progress.advance("write", len(batch))
         for stage in INDEX_STAGES:
             progress.finish(stage)
+        # Documents that failed to build are in report.skipped, not among the indexed.
+        report.new = [d for d in report.new if d in indexed]
+        report.changed = [d for d in report.changed if d in indexed]
+    if change.stale:  # documents from other paths, embedded by the model replaced
+        models = models or IngestModels(cfg.models, cfg.device)
+        with timed(report, "embed", time.perf_counter):
+            progress.start("re-embed", len(change.stale))
+            reembed_documents(store, change.stale, cfg, models.embedder)
+            progress.finish("re-embed")
+        report.reembedded = change.stale
+    if work.to_index or change.stale:
+        if not dimension:  # no chunk vector was written (empty or skipped documents)
+            models = models or IngestModels(cfg.models, cfg.device)
+            dimension = models.embedder.dimension
+        write_stamp(store, ModelStamp.configured(cfg.models, dimension))
 
     refresh_derived(store, cfg, algorithms, index_dir, report, progress, analyzer=analyzer)
     return _finish(store, report)
@@ -252,16 +280,16 @@ def run_ingest(
 
 def _write_batch(
     store: GraphStore,
-    batch: Sequence[tuple[str, LoadedDocument]],
     built: list[tuple[DocumentRecord, list[ChunkRecord]]],
     changed_ids: set[str],
     cfg: IngestConfig,
     report: IngestReport,
 ) -> None:
-    """One batch in one transaction: its documents (replacing their old versions), their
-    chunks and the co-occurrence counts they add and remove."""
+    """One batch in one transaction: its built documents (replacing their old versions;
+    a document that failed to build keeps its stored version), their chunks and the
+    co-occurrence counts they add and remove."""
     with timed(report, "write", time.perf_counter):
-        old_ids = [d for d, _ in batch if d in changed_ids]
+        old_ids = [rec.id for rec, _ in built if rec.id in changed_ids]
         removed_tokens = store.chunk_tokens(old_ids) if old_ids else {}
         store.apply(
             GraphDelta(
