@@ -303,7 +303,7 @@ def test_a_bad_document_is_skipped_while_the_rest_ingests(
         assert first.workers == workers
         assert [(s.source, s.reason) for s in first.skipped] == [
             (
-                str(root / "corpus.jsonl") + " (record p19)",
+                str(root / "wiki" / "corpus.jsonl") + " (record p19)",
                 "could not be indexed: ValueError: poisoned passage",
             )
         ]
