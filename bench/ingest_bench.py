@@ -7,12 +7,14 @@ same run (these machines are noisy; ratios against a same-run baseline are what 
     python bench/ingest_bench.py ../shared/datasets/2wiki-dev --backends embedded \
         --workers 1,2 --out bench/out/ingest-workers-2wiki-dev.json
 
-For each backend and worker count, two child processes run one after the other: the
-embedding-only baseline (loads the models, embeds every chunk once: same chunker, model and
-batch size) and then the real ingest into an empty store, models loaded inside it as a user's
-ingest loads them (the `models` stage: in the writer with one worker, in each worker
-otherwise). While the ingest runs this process samples the resident memory of its whole
-process tree (writer and workers, every 0.2 s) and the load average. The Neo4j backend uses
+A child process first measures the embedding-only baseline (loads the models, embeds every
+chunk once: same chunker, model and batch size, one process); then, for each backend and
+worker count, a child runs the real ingest into an empty store, models loaded inside it as
+a user's ingest loads them (the `models` stage: in the writer with one worker, in each
+worker otherwise). While a child runs this process samples the resident memory of its whole
+process tree (writer and workers, every 0.2 s) and the load average, and afterwards takes
+the CPU seconds (user + system) of the child and its workers: on a shared machine the wall
+time says little, the CPU time what the work cost. The Neo4j backend uses
 NEO4J_URI / NEO4J_PASSWORD (`make bench` starts a server and sets them).
 """
 
@@ -176,15 +178,22 @@ def run_child(args: list[str], what: str) -> dict[str, object]:
         env=dict(os.environ),
     )
     sampler = TreeSampler(proc.pid)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
     sampler.start()
     out, err = proc.communicate()
+    wall = time.perf_counter() - t0
     sampler.stop.set()
     sampler.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         print(err[-3000:], file=sys.stderr)
         raise SystemExit(f"[bench] {what} failed")
     result = json.loads(out.strip().splitlines()[-1])
     result.update(sampler.summary())
+    # The child and every process it waited for (its workers): user + system CPU time.
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    result.update(process_cpu_seconds=round(cpu, 1), process_wall_seconds=round(wall, 1))
     return result
 
 
@@ -211,12 +220,12 @@ def main() -> None:
     counts: list[int | None] = (
         [int(w) for w in args.workers.split(",") if w.strip()] if args.workers else [None]
     )
+    print("[bench] embedding-only baseline ...", file=sys.stderr)
+    base = run_child([str(dataset), "--baseline"], "baseline")
     results = []
     for backend in [b.strip() for b in args.backends.split(",") if b.strip()]:
         for workers in counts:
             label = f"{backend}, workers={workers or 'default'}"
-            print(f"[bench] {label}: embedding-only baseline ...", file=sys.stderr)
-            base = run_child([str(dataset), "--baseline"], f"{label} baseline")
             print(f"[bench] {label}: ingesting {dataset} ...", file=sys.stderr)
             with tempfile.TemporaryDirectory(prefix=f"neorag-bench-{backend}-") as tmp:
                 extra = ["--n-workers", str(workers)] if workers is not None else []
@@ -228,13 +237,12 @@ def main() -> None:
                 chunks=base["chunks"],
                 device=base["device"],
                 embedding_only_seconds=base["embedding_only_seconds"],
-                baseline_load_average_1m=base["load_average_1m"],
-                baseline_peak_rss_mb=base["peak_tree_rss_mb"],
                 ratio=round(result["ingest_seconds"] / base["embedding_only_seconds"], 3),
             )
             results.append(result)
             print(
-                f"[bench] {label}: ingest {result['ingest_seconds']}s, embedding-only "
+                f"[bench] {label}: ingest {result['ingest_seconds']}s "
+                f"(CPU {result['process_cpu_seconds']}s), embedding-only "
                 f"{result['embedding_only_seconds']}s, ratio {result['ratio']}, peak RSS "
                 f"(process tree) {result['peak_tree_rss_mb']} MB, load average "
                 f"{result['load_average_1m']['mean']}",
@@ -244,6 +252,7 @@ def main() -> None:
         "dataset": args.dataset.name,
         "machine": f"{os.cpu_count()} cores",
         "command": " ".join(["python", "bench/ingest_bench.py", *sys.argv[1:]]),
+        "baseline": base,
         "results": results,
     }
     text = json.dumps(report, indent=2)
