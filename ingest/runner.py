@@ -240,7 +240,7 @@ def run_ingest(
 
     if change.changing and (work.to_index or change.stale):
         mark_changing(store)
-    dimension = 0
+    dimension, stale = 0, list(change.stale)
     if work.to_index:
         for stage in INDEX_STAGES:
             progress.start(stage, len(work.to_index))
@@ -261,14 +261,16 @@ def run_ingest(
         # Documents that failed to build are in report.skipped, not among the indexed.
         report.new = [d for d in report.new if d in indexed]
         report.changed = [d for d in report.changed if d in indexed]
-    if change.stale:  # documents from other paths, embedded by the model replaced
+        if change.changing:  # their stored versions hold the replaced model's vectors
+            stale += sorted(work.changed_ids - indexed)
+    if stale:  # documents from other paths (or failed ones), embedded by the model replaced
         models = models or IngestModels(cfg.models, cfg.device)
         with timed(report, "embed", time.perf_counter):
-            progress.start("re-embed", len(change.stale))
-            reembed_documents(store, change.stale, cfg, models.embedder)
+            progress.start("re-embed", len(stale))
+            reembed_documents(store, stale, cfg, models.embedder)
             progress.finish("re-embed")
-        report.reembedded = change.stale
-    if work.to_index or change.stale:
+        report.reembedded = stale
+    if work.to_index or stale:
         if not dimension:  # no chunk vector was written (empty or skipped documents)
             models = models or IngestModels(cfg.models, cfg.device)
             dimension = models.embedder.dimension

@@ -315,3 +315,35 @@ def test_a_bad_document_is_skipped_while_the_rest_ingests(
         assert second.ok and len(second.new) == 1 and second.changed == []
         assert store.documents()[second.new[0]].title == POISONED
         assert_same_graph(store.snapshot(), uninterrupted_snapshot(root, tmp_path, "default"))
+
+
+@pytest.mark.slow
+def test_a_failed_document_during_a_change_of_model_is_re_embedded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its stored version holds the replaced model's vectors: it is re-embedded from its
+    stored text like a document from another path, so the collection stays in one model's
+    space, and the next ingest re-indexes it."""
+    from ingest.model_stamp import read_stamp
+    from tests.ingest.tiny_models import save_projected
+
+    root = write_corpus(tmp_path / "docs", "A")
+    before = SETTINGS.ingest.model_copy(update={"workers": 1})
+    model = str(save_projected(tmp_path / "minilm-dense96"))
+    after = before.model_copy(
+        update={"models": before.models.model_copy(update={"embedding_model": model})}
+    )
+    with EmbeddedStore(tmp_path / "g.sqlite") as store:
+        run_ingest(root, store, before, SETTINGS.algorithms, tmp_path / "idx")
+        poisoned = next(i for i, d in store.documents().items() if d.title == POISONED)
+        monkeypatch.setattr("ingest.runner.build_chunks", poisoned_build_chunks)
+        changed = run_ingest(root, store, after, SETTINGS.algorithms, tmp_path / "idx")
+        monkeypatch.undo()
+        assert len(changed.skipped) == 1 and poisoned not in changed.changed
+        assert changed.reembedded == [poisoned]
+        assert {v.shape for v in store.chunk_vectors("embedding").values()} == {(96,)}
+        stamp = read_stamp(store)
+        assert stamp is not None and (stamp.name, stamp.dimension) == (model, 96)
+
+        again = run_ingest(root, store, after, SETTINGS.algorithms, tmp_path / "idx")
+        assert again.ok and again.changed == [poisoned] and again.reembedded == []
