@@ -95,6 +95,7 @@ def ingest(dataset: Path, backend: str, data_dir: Path, workers: int | None) -> 
     return {
         "backend": backend,
         "workers": report.workers,
+        "batch_documents": settings.ingest.batch_documents,
         "ingest_seconds": round(total, 2),
         "stage_seconds": report.seconds,
         "writer_peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
