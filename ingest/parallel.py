@@ -127,8 +127,9 @@ def build_batches(
 ) -> Iterator[Built]:
     """`build(batch, ...)` for every batch, yielded in batch order: in this process when
     one worker suffices (then with `models`, if given), else in `cfg.workers` processes.
-    Worker stage times are summed over the workers, so they can exceed the wall time.
-    Close the iterator (`contextlib.closing`) to stop the workers when the caller fails."""
+    Documents whose build fails are left out and added to `report.skipped` (see
+    `build_isolating`). Worker stage times are summed over the workers, so they can exceed
+    the wall time. Close the iterator (`contextlib.closing`) to stop the workers when the caller fails."""
     workers = pool_size(cfg.workers, len(batches))
     report.workers = workers
     if workers == 1:
