@@ -129,7 +129,8 @@ def build_batches(
     one worker suffices (then with `models`, if given), else in `cfg.workers` processes.
     Documents whose build fails are left out and added to `report.skipped` (see
     `build_isolating`). Worker stage times are summed over the workers, so they can exceed
-    the wall time. Close the iterator (`contextlib.closing`) to stop the workers when the caller fails."""
+    the wall time. Close the iterator (`contextlib.closing`) to stop the workers when the
+    caller fails."""
     workers = pool_size(cfg.workers, len(batches))
     report.workers = workers
     if workers == 1:
