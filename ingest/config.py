@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -107,10 +108,19 @@ def _split_paths(value: object) -> object:
     return value
 
 
+def _core_count() -> int:
+    return os.cpu_count() or 1
+
+
 class IngestConfig(BaseModel):
     """`allowed_roots` bounds what the chat and the HTTP API may ingest (the CLI user
     names paths on their own machine); empty means the app's defaults (the data dir's
-    uploads folder and the working directory)."""
+    uploads folder and the working directory).
+
+    `workers` processes chunk, analyse and embed batches of documents while this process
+    writes them (1: everything in this process; never more processes than batches).
+    `device` places the embedding model: `auto` is CUDA when torch sees a device, else the
+    CPU. Neither changes what is stored, so neither is part of the documents' hashes."""
 
     allowed_roots: Annotated[list[Path], NoDecode, BeforeValidator(_split_paths)] = Field(
         default_factory=list
@@ -123,3 +133,5 @@ class IngestConfig(BaseModel):
     index: SearchIndexConfig = Field(default_factory=SearchIndexConfig)
     max_file_bytes: int = Field(20 * 1024 * 1024, ge=1024)
     batch_documents: int = Field(256, ge=1)
+    workers: int = Field(default_factory=_core_count, ge=1)
+    device: Literal["auto", "cpu", "cuda"] = "auto"

@@ -107,16 +107,40 @@ def embedding_text(title: str, section_path: Sequence[str], text: str) -> str:
     return text if not head or (text.startswith(title) and not section_path) else f"{head}\n{text}"
 
 
+def cuda_available() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def resolve_device(setting: str, has_cuda: Callable[[], bool] = cuda_available) -> str:
+    """The torch device for the `device` setting: `auto` is `cuda` when torch sees a CUDA
+    device, else `cpu`. Asking for `cuda` without one is an error, not a silent fall back
+    to an ingest several times slower than the user planned for."""
+    if setting == "cpu":
+        return "cpu"
+    if setting not in ("auto", "cuda"):
+        raise NeoragError(f"unknown embedding device {setting!r}; use auto, cpu or cuda")
+    if has_cuda():
+        return "cuda"
+    if setting == "cuda":
+        raise NeoragError(
+            "NEORAG_INGEST__DEVICE=cuda, but torch sees no CUDA device; use auto or cpu"
+        )
+    return "cpu"
+
+
 class Embedder:
     """Batched, L2-normalised float32 embeddings and the model's own token counter."""
 
-    def __init__(self, model: str, batch_size: int = 64) -> None:
+    def __init__(self, model: str, batch_size: int = 64, device: str = "cpu") -> None:
         from sentence_transformers import SentenceTransformer
 
         self.name = model
         self.identity = model_identity(model)
         self.batch_size = batch_size
-        self._model = SentenceTransformer(resolve_model_path(model), device="cpu")
+        self.device = device
+        self._model = SentenceTransformer(resolve_model_path(model), device=device)
         self._tokenizer = self._model.tokenizer
         self._lock = threading.Lock()
         self.dimension = int(self._model.get_embedding_dimension() or 0)
@@ -166,7 +190,12 @@ class Embedder:
         return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
+def shared_embedder(model: str, batch_size: int = 64, device: str = "cpu") -> Embedder:
+    """One model per process and device: loading takes seconds, encoding a query
+    milliseconds."""
+    return _embedder(model, batch_size, device)
+
+
 @cache
-def shared_embedder(model: str, batch_size: int = 64) -> Embedder:
-    """One model per process: loading takes seconds, encoding a query milliseconds."""
-    return Embedder(model, batch_size)
+def _embedder(model: str, batch_size: int, device: str) -> Embedder:
+    return Embedder(model, batch_size, device)

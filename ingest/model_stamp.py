@@ -37,6 +37,12 @@ class ModelStamp:
     name: str
     dimension: int
 
+    @classmethod
+    def configured(cls, cfg: ModelConfig, dimension: int) -> ModelStamp:
+        """The stamp for the configured model, without loading it: worker processes may
+        have done all the embedding (`dimension` is that of the vectors they wrote)."""
+        return cls(model_identity(cfg.embedding_model), cfg.embedding_model, dimension)
+
 
 def read_stamp(store: GraphStore) -> ModelStamp | None:
     raw = store.get_meta(STAMP_KEY)
@@ -49,8 +55,7 @@ def read_stamp(store: GraphStore) -> ModelStamp | None:
         return None
 
 
-def write_stamp(store: GraphStore, embedder: Embedder) -> None:
-    stamp = ModelStamp(embedder.identity, embedder.name, embedder.dimension)
+def write_stamp(store: GraphStore, stamp: ModelStamp) -> None:
     store.set_meta(STAMP_KEY, json.dumps(asdict(stamp), sort_keys=True))
 
 

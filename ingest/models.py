@@ -6,17 +6,23 @@ from __future__ import annotations
 from functools import cached_property
 
 from ingest.config import ModelConfig
-from ingest.embed import Embedder, shared_embedder
+from ingest.embed import Embedder, resolve_device, shared_embedder
 from ingest.entities import EntityExtractor
 
 
 class IngestModels:
-    def __init__(self, cfg: ModelConfig) -> None:
+    """`device` is the ingest `device` setting (auto, cpu or cuda), resolved when the
+    embedding model loads."""
+
+    def __init__(self, cfg: ModelConfig, device: str = "auto") -> None:
         self.cfg = cfg
+        self.device = device
 
     @cached_property
     def embedder(self) -> Embedder:
-        return shared_embedder(self.cfg.embedding_model, self.cfg.embedding_batch_size)
+        return shared_embedder(
+            self.cfg.embedding_model, self.cfg.embedding_batch_size, resolve_device(self.device)
+        )
 
     @cached_property
     def extractor(self) -> EntityExtractor:

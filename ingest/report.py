@@ -46,6 +46,7 @@ class IngestReport:
     unchanged: int = 0
     skipped: list[Skip] = field(default_factory=list)
     chunks_written: int = 0
+    workers: int = 1
     chunks: int = 0
     tokens: int = 0
     edges: dict[str, int] = field(default_factory=dict)

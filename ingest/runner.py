@@ -6,6 +6,9 @@ in the store or absent, and a re-run picks up exactly the documents still missin
 
     scan → plan → [chunk → analyze → embed → write] per batch → edges → analytics → indexes
 
+Chunk, analyze and embed may run in worker processes (`ingest.parallel`, the `workers`
+setting); the write stays here, one batch at a time in the original order.
+
 The global stages (chunk edges, communities/embeddings, FAISS/BM25 files) are pure functions
 of the stored documents; they re-run whenever the stored document set's fingerprint differs
 from the one they were last built for, so a crash between stages is also recovered. Chunk
@@ -22,6 +25,7 @@ import json
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -40,8 +44,15 @@ from ingest.embed import embedding_text, model_identity
 from ingest.identity import document_id
 from ingest.indexes import SearchIndexes, refresh_indexes
 from ingest.loaders import LoadedDocument, SkippedFile, scan
-from ingest.model_stamp import mark_changing, plan_model_change, reembed_documents, write_stamp
+from ingest.model_stamp import (
+    ModelStamp,
+    mark_changing,
+    plan_model_change,
+    reembed_documents,
+    write_stamp,
+)
 from ingest.models import IngestModels
+from ingest.parallel import build_batches, vector_dimension
 from ingest.report import IngestReport, NoProgress, Progress, Skip, timed
 from ingest.token_graph import cooccurrence_delta
 from ingest.tokens import Analyzer
@@ -193,7 +204,9 @@ def run_ingest(
     allowed_roots: Sequence[Path] | None = None,
 ) -> IngestReport:
     """Bring the store's collection up to date with the documents under `path`. With
-    `allowed_roots`, files outside them (after resolving symbolic links) are skipped."""
+    `allowed_roots`, files outside them (after resolving symbolic links) are skipped.
+    `models` serve the in-process path (one worker, or a single batch); worker processes
+    load their own."""
     progress = progress or NoProgress()
     root = path.resolve()
     report = IngestReport(
@@ -234,52 +247,79 @@ def run_ingest(
         with timed(report, "write", time.perf_counter):
             _remove(store, work.removed_ids, cfg, journal.record(work.removed_ids, [], analyzer))
 
-    embedder = None
-    if work.to_index or change.stale:
-        models = models or IngestModels(cfg.models)
-        embedder = models.embedder
-        if change.changing:
-            mark_changing(store)
-            journal.rebuild_all()  # every vector changes, so does every SEMANTIC list
+    if change.changing and (work.to_index or change.stale):
+        mark_changing(store)
+        journal.rebuild_all()  # every vector changes, so does every SEMANTIC list
+    dimension, stale = 0, list(change.stale)
     if work.to_index:
         for stage in INDEX_STAGES:
             progress.start(stage, len(work.to_index))
         size = cfg.batch_documents
-        for start in range(0, len(work.to_index), size):
-            batch = work.to_index[start : start + size]
-            built = build_chunks(batch, cfg, models, analyzer, report, progress)
-            with timed(report, "write", time.perf_counter):
-                old_ids = [d for d, _ in batch if d in work.changed_ids]
-                removed_tokens = store.chunk_tokens(old_ids) if old_ids else {}
-                store.apply(
-                    GraphDelta(
-                        remove_doc_ids=old_ids,
-                        add=built,
-                        cooccurrence=cooccurrence_delta(
-                            (c.tokens for _, cs in built for c in cs),
-                            removed_tokens.values(),
-                            cfg.tokens.cooccurrence_window,
-                        ),
-                        meta=journal.record(old_ids, [d.id for d, _ in built], analyzer),
-                    )
-                )
-            progress.advance("write", len(batch))
-            report.chunks_written += sum(len(cs) for _, cs in built)
+        batches = [work.to_index[s : s + size] for s in range(0, len(work.to_index), size)]
+        built_batches = build_batches(
+            build_chunks, batches, cfg, report, progress, models=models, analyzer=analyzer
+        )
+        indexed: set[str] = set()
+        with closing(built_batches):
+            for batch, built in zip(batches, built_batches, strict=True):
+                _write_batch(store, built, work.changed_ids, cfg, report, journal, analyzer)
+                dimension = dimension or vector_dimension(built)
+                indexed.update(rec.id for rec, _ in built)
+                progress.advance("write", len(batch))
         for stage in INDEX_STAGES:
             progress.finish(stage)
-    if embedder is not None:
-        if change.stale:  # documents from other paths, embedded by the model replaced
-            with timed(report, "embed", time.perf_counter):
-                progress.start("re-embed", len(change.stale))
-                reembed_documents(store, change.stale, cfg, embedder)
-                progress.finish("re-embed")
-            report.reembedded = change.stale
-        write_stamp(store, embedder)
+        # Documents that failed to build are in report.skipped, not among the indexed.
+        report.new = [d for d in report.new if d in indexed]
+        report.changed = [d for d in report.changed if d in indexed]
+        if change.changing:  # their stored versions hold the replaced model's vectors
+            stale += sorted(work.changed_ids - indexed)
+    if stale:  # documents from other paths (or failed ones), embedded by the model replaced
+        models = models or IngestModels(cfg.models, cfg.device)
+        with timed(report, "embed", time.perf_counter):
+            progress.start("re-embed", len(stale))
+            reembed_documents(store, stale, cfg, models.embedder)
+            progress.finish("re-embed")
+        report.reembedded = stale
+    if work.to_index or stale:
+        if not dimension:  # no chunk vector was written (empty or skipped documents)
+            models = models or IngestModels(cfg.models, cfg.device)
+            dimension = models.embedder.dimension
+        write_stamp(store, ModelStamp.configured(cfg.models, dimension))
 
     refresh_derived(
         store, cfg, algorithms, index_dir, report, progress, analyzer=analyzer, force=rebuild
     )
     return _finish(store, report)
+
+
+def _write_batch(
+    store: GraphStore,
+    built: list[tuple[DocumentRecord, list[ChunkRecord]]],
+    changed_ids: set[str],
+    cfg: IngestConfig,
+    report: IngestReport,
+    journal: JournalWriter,
+    analyzer: Analyzer,
+) -> None:
+    """One batch in one transaction: its built documents (replacing their old versions;
+    a document that failed to build keeps its stored version), their chunks, the
+    co-occurrence counts they add and remove, and the edge journal's entry for them."""
+    with timed(report, "write", time.perf_counter):
+        old_ids = [rec.id for rec, _ in built if rec.id in changed_ids]
+        removed_tokens = store.chunk_tokens(old_ids) if old_ids else {}
+        store.apply(
+            GraphDelta(
+                remove_doc_ids=old_ids,
+                add=built,
+                cooccurrence=cooccurrence_delta(
+                    (c.tokens for _, cs in built for c in cs),
+                    removed_tokens.values(),
+                    cfg.tokens.cooccurrence_window,
+                ),
+                meta=journal.record(old_ids, [rec.id for rec, _ in built], analyzer),
+            )
+        )
+    report.chunks_written += sum(len(cs) for _, cs in built)
 
 
 def _remove(

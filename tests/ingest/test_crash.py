@@ -1,5 +1,7 @@
 """Crash safety with real process kills: SIGKILL the `neorag ingest` process at random
-points, re-run it, and the graph equals an uninterrupted ingest (no weight counted twice)."""
+points, re-run it, and the graph equals an uninterrupted ingest (no weight counted twice).
+The ingests run with two worker processes (ingest.parallel): a kill of the writer leaves no
+worker behind, a killed worker stops the ingest with one error line, Ctrl-C stops them all."""
 
 from __future__ import annotations
 
@@ -18,11 +20,13 @@ from app.settings import Settings
 from graph.embedded.store import EmbeddedStore
 from tests.conftest import DATASETS
 from tests.ingest.graph_compare import assert_same_graph, uninterrupted_snapshot
+from tests.ingest.processes import spawned_workers, wait_gone
 
 pytestmark = pytest.mark.slow
 PASSAGES = 240
 BATCH = 8
 KILLS = 4
+WORKERS = 2
 
 
 def corpus(tmp_path: Path) -> Path:
@@ -34,13 +38,24 @@ def corpus(tmp_path: Path) -> Path:
     return path.parent
 
 
-def ingest_process(root: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+def ingest_process(
+    root: Path, env: dict[str, str], *, new_session: bool = False
+) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "app.cli", "ingest", str(root), "--json"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        start_new_session=new_session,
     )
+
+
+def wait_for(condition, proc: subprocess.Popen[bytes], what: str, timeout: float = 600) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert proc.poll() is None, f"the ingest ended before {what}: {proc.stderr.read()!r}"
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
 
 
 def documents_in(store) -> int:
@@ -62,9 +77,12 @@ def kill_and_resume(root: Path, env: dict[str, str], count_docs, seed: int) -> l
             time.sleep(0.05)
         if target == PASSAGES:
             time.sleep(rng.uniform(0.0, 1.5))
+        workers = spawned_workers(proc.pid)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
         proc.wait()
+        proc.stderr.close()
+        assert wait_gone(workers, 30) == [], "workers outlived the killed ingest"
         seen.append(count_docs())
     final = ingest_process(root, env)
     _, err = final.communicate(timeout=600)
@@ -79,14 +97,12 @@ def base_env(tmp_path: Path, backend: str, collection: str) -> dict[str, str]:
         NEORAG_DATA_DIR=str(tmp_path / "data"),
         NEORAG_COLLECTION=collection,
         NEORAG_INGEST__BATCH_DOCUMENTS=str(BATCH),
+        NEORAG_INGEST__WORKERS=str(WORKERS),
     )
     return env
 
 
-def test_embedded_survives_kills(tmp_path: Path) -> None:
-    root = corpus(tmp_path)
-    want = uninterrupted_snapshot(root, tmp_path, "default")
-    env = base_env(tmp_path, "embedded", "default")
+def embedded_counter(tmp_path: Path):
     db = store_path(Settings(backend="embedded", data_dir=tmp_path / "data"))
 
     def count() -> int:
@@ -95,6 +111,14 @@ def test_embedded_survives_kills(tmp_path: Path) -> None:
         with EmbeddedStore(db) as s:
             return documents_in(s)
 
+    return db, count
+
+
+def test_embedded_survives_kills(tmp_path: Path) -> None:
+    root = corpus(tmp_path)
+    want = uninterrupted_snapshot(root, tmp_path, "default")
+    env = base_env(tmp_path, "embedded", "default")
+    db, count = embedded_counter(tmp_path)
     seen = kill_and_resume(root, env, count, seed=7)
     assert sum(0 < n < PASSAGES for n in seen) >= KILLS - 1, (
         f"kills did not land mid-ingest: {seen}"
@@ -113,3 +137,44 @@ def test_neo4j_survives_kills(neo4j_store, tmp_path: Path) -> None:
         f"kills did not land mid-ingest: {seen}"
     )
     assert_same_graph(neo4j_store.snapshot(), want)
+
+
+def test_dead_worker_stops_the_ingest_and_a_rerun_finishes(tmp_path: Path) -> None:
+    root = corpus(tmp_path)
+    env = base_env(tmp_path, "embedded", "default")
+    db, count = embedded_counter(tmp_path)
+    proc = ingest_process(root, env)
+    wait_for(lambda: count() >= BATCH, proc, "the first batch was written")
+    workers = spawned_workers(proc.pid)
+    assert len(workers) == WORKERS
+    os.kill(workers[0], signal.SIGKILL)
+    _, err = proc.communicate(timeout=120)
+    message = err.decode()
+    assert proc.returncode == 2, message
+    assert "error: an ingest worker process died" in message
+    assert "Traceback" not in message and message.count("error:") == 1
+    assert wait_gone(workers, 30) == []
+    assert BATCH <= count() < PASSAGES
+
+    final = ingest_process(root, env)
+    _, err = final.communicate(timeout=600)
+    assert final.returncode == 0, err.decode()[-2000:]
+    with EmbeddedStore(db) as store:
+        assert_same_graph(store.snapshot(), uninterrupted_snapshot(root, tmp_path, "default"))
+
+
+def test_ctrl_c_stops_the_workers(tmp_path: Path) -> None:
+    """Ctrl-C in a terminal signals the whole process group, workers included."""
+    root = corpus(tmp_path)
+    env = base_env(tmp_path, "embedded", "default")
+    _, count = embedded_counter(tmp_path)
+    proc = ingest_process(root, env, new_session=True)
+    wait_for(lambda: count() >= BATCH, proc, "the first batch was written")
+    workers = spawned_workers(proc.pid)
+    assert len(workers) == WORKERS
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    message = err.decode()
+    assert proc.returncode == 130, message
+    assert "interrupted" in message and "Traceback" not in message
+    assert wait_gone(workers, 30) == []

@@ -1,0 +1,275 @@
+"""Per-document indexing in worker processes, written by one writer.
+
+Chunking, token and entity analysis and embedding are per-document work, so batches of
+documents go to `workers` spawned processes (each loads the models once) and come back as
+the records the store writes. This process stays the only writer and writes the batches in
+their original order, each in one transaction, so the graph equals the in-process ingest's
+and a kill still leaves every document either fully stored or absent.
+
+Workers are spawned, not forked (torch's and OpenMP's thread pools do not survive a fork).
+Each gets cores // workers torch and BLAS threads, so N workers do not oversubscribe the
+cores, and at most IN_FLIGHT_PER_WORKER batches per worker are queued, which bounds the
+memory held in results.
+
+Failures: a batch whose build raises is built again a document at a time, and the
+documents that still fail are reported as skipped (with the error, in one line) while the
+rest of the batch is written: one bad file never stops an ingest, and a re-run tries it
+again. A failure to load the models is not a document's fault and stops the ingest. A
+worker that dies (killed, out of memory) stops the ingest with one `WorkerDied` error;
+workers exit on their own when this process dies (a SIGKILL leaves no orphans holding
+models); Ctrl-C, which the workers ignore, terminates them from here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+
+from graph.errors import NeoragError
+from graph.types import ChunkRecord, DocumentRecord
+from ingest.config import IngestConfig
+from ingest.loaders import LoadedDocument
+from ingest.loaders.types import one_line
+from ingest.models import IngestModels
+from ingest.report import IngestReport, NoProgress, Progress, Skip, timed
+from ingest.tokens import Analyzer
+
+Batch = Sequence[tuple[str, LoadedDocument]]
+Built = list[tuple[DocumentRecord, list[ChunkRecord]]]
+BuildBatch = Callable[[Batch, IngestConfig, IngestModels, Analyzer, IngestReport, Progress], Built]
+
+WORKER_STAGES = ("chunk", "analyze", "embed")
+IN_FLIGHT_PER_WORKER = 2
+TERMINATE_GRACE_SECONDS = 10.0
+MAX_REASON_CHARS = 300
+
+
+class WorkerDied(NeoragError):
+    pass
+
+
+def pool_size(workers: int, batches: int) -> int:
+    """Processes worth starting: one per batch at most (a process costs a model load)."""
+    return max(1, min(workers, batches))
+
+
+def threads_per_worker(workers: int, cores: int | None = None) -> int:
+    return max(1, (cores or os.cpu_count() or 1) // workers)
+
+
+def load_models(models: IngestModels) -> None:
+    """Load the models now, so their loading time is reported apart from the stages."""
+    _ = models.embedder, models.extractor
+
+
+def vector_dimension(built: Built) -> int:
+    """The length of the first chunk vector in `built`, 0 when it holds none."""
+    for _, chunks in built:
+        for chunk in chunks:
+            if chunk.embedding is not None:
+                return len(chunk.embedding)
+    return 0
+
+
+def build_isolating(
+    build: BuildBatch,
+    batch: Batch,
+    cfg: IngestConfig,
+    models: IngestModels,
+    analyzer: Analyzer,
+    report: IngestReport,
+) -> tuple[Built, list[Skip]]:
+    """`build(batch)`; should it raise, each document alone, the failing ones skipped."""
+    try:
+        return build(batch, cfg, models, analyzer, report, NoProgress()), []
+    except Exception as exc:
+        if len(batch) == 1:
+            return [], [_skip(batch[0][1], exc)]
+    built: Built = []
+    skips: list[Skip] = []
+    for item in batch:
+        try:
+            built += build([item], cfg, models, analyzer, report, NoProgress())
+        except Exception as exc:
+            skips.append(_skip(item[1], exc))
+    return built, skips
+
+
+def _skip(doc: LoadedDocument, exc: Exception) -> Skip:
+    where = doc.source if doc.key == doc.source else f"{doc.source} (record {doc.id})"
+    reason = one_line(f"could not be indexed: {type(exc).__name__}: {exc}")
+    if len(reason) > MAX_REASON_CHARS:
+        reason = reason[: MAX_REASON_CHARS - 1] + "…"
+    return Skip(where, reason)
+
+
+def build_batches(
+    build: BuildBatch,
+    batches: Sequence[Batch],
+    cfg: IngestConfig,
+    report: IngestReport,
+    progress: Progress,
+    *,
+    models: IngestModels | None = None,
+    analyzer: Analyzer | None = None,
+    preload_models: bool = True,
+) -> Iterator[Built]:
+    """`build(batch, ...)` for every batch, yielded in batch order: in this process when
+    one worker suffices (then with `models`, if given), else in `cfg.workers` processes.
+    Documents whose build fails are left out and added to `report.skipped` (see
+    `build_isolating`). Worker stage times are summed over the workers, so they can exceed
+    the wall time. Close the iterator (`contextlib.closing`) to stop the workers when the
+    caller fails."""
+    workers = pool_size(cfg.workers, len(batches))
+    report.workers = workers
+    if workers == 1:
+        models = models or IngestModels(cfg.models, cfg.device)
+        analyzer = analyzer or Analyzer(cfg.tokens)
+        if preload_models:
+            with timed(report, "models", time.perf_counter):
+                load_models(models)
+        for batch in batches:
+            built, skips = build_isolating(build, batch, cfg, models, analyzer, report)
+            _batch_done(len(batch), skips, report, progress)
+            yield built
+        return
+    yield from _in_workers(build, batches, cfg, workers, report, progress, preload_models)
+
+
+def _in_workers(
+    build: BuildBatch,
+    batches: Sequence[Batch],
+    cfg: IngestConfig,
+    workers: int,
+    report: IngestReport,
+    progress: Progress,
+    preload_models: bool,
+) -> Iterator[Built]:
+    pool = ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_start_worker,
+        initargs=(build, cfg, threads_per_worker(workers), preload_models),
+    )
+    queued = iter(batches)
+    pending: deque[tuple[int, Future[tuple[Built, list[Skip], dict[str, float]]]]] = deque()
+    written = 0
+
+    def submit(batch: Batch | None) -> None:
+        if batch is not None:
+            pending.append((len(batch), pool.submit(_build, batch)))
+
+    try:
+        for batch in itertools.islice(queued, IN_FLIGHT_PER_WORKER * workers):
+            submit(batch)
+        while pending:
+            size, future = pending.popleft()
+            built, skips, seconds = future.result()
+            for stage, spent in seconds.items():
+                report.add_time(stage, spent)
+            _batch_done(size, skips, report, progress)
+            submit(next(queued, None))
+            yield built
+            written += size
+    except BrokenProcessPool:
+        _terminate(pool)
+        raise WorkerDied(
+            f"an ingest worker process died (killed, or out of memory?); the {written} "
+            "documents written before it are stored: run the ingest again to index the rest"
+        ) from None
+    except BaseException:
+        _terminate(pool)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _batch_done(size: int, skips: list[Skip], report: IngestReport, progress: Progress) -> None:
+    report.skipped += skips
+    for stage in WORKER_STAGES:
+        progress.advance(stage, size)
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    """Stop the workers now, mid-batch (a batch can take a minute): nothing they hold is
+    written. ProcessPoolExecutor has no public way to do this before Python 3.14."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(TERMINATE_GRACE_SECONDS)
+        if process.is_alive():
+            process.kill()
+            process.join()
+
+
+@dataclass(slots=True)
+class _Worker:
+    build: BuildBatch
+    cfg: IngestConfig
+    models: IngestModels
+    analyzer: Analyzer
+    threads: int
+    preload_models: bool
+    loaded: bool = False
+
+
+_worker: _Worker | None = None
+
+
+def _start_worker(build: BuildBatch, cfg: IngestConfig, threads: int, preload: bool) -> None:
+    global _worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_parent, name="parent-watch", daemon=True).start()
+    _limit_threads(threads)
+    models = IngestModels(cfg.models, cfg.device)
+    _worker = _Worker(build, cfg, models, Analyzer(cfg.tokens), threads, preload)
+
+
+def _exit_with_parent() -> None:
+    """A worker whose writer died has nobody to give results to: exit at once."""
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(1)
+
+
+def _limit_threads(threads: int) -> None:
+    """Thread pools loaded later read the environment; torch and those already loaded
+    are told directly. Called again once the models are loaded."""
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(threads)
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(threads)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(threads)
+
+
+def _build(batch: Batch) -> tuple[Built, list[Skip], dict[str, float]]:
+    worker = _worker
+    if worker is None:
+        raise RuntimeError("ingest worker used before it was started")
+    report = IngestReport(path="", backend="")
+    if worker.preload_models and not worker.loaded:
+        with timed(report, "models", time.perf_counter):
+            load_models(worker.models)
+        _limit_threads(worker.threads)
+        worker.loaded = True
+    built, skips = build_isolating(
+        worker.build, batch, worker.cfg, worker.models, worker.analyzer, report
+    )
+    return built, skips, report.seconds
