@@ -34,18 +34,26 @@ from app.retrieval.config import BridgeConfig
 class BridgeWalk:
     """The walk's two transition matrices for one graph and title boost."""
 
-    def __init__(self, graph: BridgeGraph, title_boost: float, min_df: int = 1) -> None:
+    def __init__(
+        self, graph: BridgeGraph, title_boost: float, min_df: int = 1, max_share: float = 1.0
+    ) -> None:
         df = graph.name_df
         self.df = df
+        # A name in more than max_share of all chunks ("film", "american") is no bridge.
+        self.usable = df <= max_share * max(len(graph.chunk_ids), 1)
         # With min_df = 2 a name only one chunk contains (which leads nowhere but back) carries
         # nothing out; at 1 it keeps mass on its chunk, which measured better on MuSiQue.
-        specific = sparse.diags(np.where(df >= min_df, 1.0 / np.sqrt(np.maximum(df, 1.0)), 0.0))
+        keep = self.usable & (df >= min_df)
+        specific = sparse.diags(np.where(keep, 1.0 / np.sqrt(np.maximum(df, 1.0)), 0.0))
         weighted = (graph.mentions @ specific).tocsr()
         out = np.asarray(weighted.sum(axis=1)).ravel()
         # chunk → name, rows summing to 1 (a chunk without names keeps nothing to send)
         to_names = sparse.diags(np.divide(1.0, out, out=np.zeros_like(out), where=out > 0))
         self.chunk_to_name = (to_names @ weighted).T.tocsr().astype(np.float32)
-        towards = (graph.mentions + title_boost * graph.titles).tocsr()
+        towards = (
+            (graph.mentions + title_boost * graph.titles)
+            @ sparse.diags(self.usable.astype(np.float64))
+        ).tocsr()
         into = np.asarray(towards.sum(axis=0)).ravel()
         to_chunks = sparse.diags(np.divide(1.0, into, out=np.zeros_like(into), where=into > 0))
         # name → chunk, columns summing to 1
@@ -80,8 +88,8 @@ class BridgeRetriever(Retriever):
     def walk(self) -> tuple[BridgeGraph, BridgeWalk]:
         """The published graph and its transition matrices (built once per title boost and
         min_df)."""
-        graph = bridge_graph(self.engine, self.bcfg.max_name_words)
-        key = (self.bcfg.title_boost, self.bcfg.min_df)
+        graph = bridge_graph(self.engine, self.bcfg.max_name_words, self.bcfg.capitalised)
+        key = (self.bcfg.title_boost, self.bcfg.min_df, self.bcfg.max_name_share)
         with _WALK_LOCK:
             walk = graph.walks.get(key)
             if walk is None:
@@ -107,7 +115,7 @@ class BridgeRetriever(Retriever):
             chunk_restart /= chunk_restart.sum()
         name_restart = np.zeros(len(graph.names))
         with trace.step("question names") as info:
-            own = graph.names_in(self.engine.analyzer, query.text)
+            own = [j for j in graph.names_in(self.engine.analyzer, query.text) if walk.usable[j]]
             if own:
                 name_restart[own] = 1.0 / np.maximum(walk.df[own], 1.0)
                 name_restart /= name_restart.sum()

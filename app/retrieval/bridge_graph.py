@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 NUMERIC_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY"})
 LEADING_ARTICLES = frozenset({"the", "a", "an"})
 _QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # ingest.tokens' word
 
 
 def normalise_name(analyzer: Analyzer, text: str) -> str | None:
@@ -91,7 +92,8 @@ class BridgeGraph:
     mentions: sparse.csr_matrix
     titles: sparse.csr_matrix
     matcher: NameMatcher
-    walks: dict[tuple[float, int], Any] = field(default_factory=dict)  # → BridgeWalk
+    capitalised: bool
+    walks: dict[tuple[float, int, float], Any] = field(default_factory=dict)  # → BridgeWalk
 
     @property
     def name_df(self) -> np.ndarray:
@@ -101,10 +103,17 @@ class BridgeGraph:
     def names_in(self, analyzer: Analyzer, text: str) -> list[int]:
         """Column ids of the names a text contains (a question's own names)."""
         found = self.matcher.find(analyzer.all_words(text))
-        return sorted({self.name_index[n] for n, _, _ in found})
+        return sorted({j for n, _, _ in found if (j := self.name_index.get(n)) is not None})
 
 
-def build_bridge_graph(engine: Engine, max_words: int) -> BridgeGraph:
+def _words(text: str) -> tuple[list[str], list[bool]]:
+    """The analyzer's words of a text and whether each is written capitalised (or is a
+    number), which is how running text writes a name."""
+    words = _WORD.findall(text)
+    return [w.casefold() for w in words], [w[0].isupper() or w[0].isdigit() for w in words]
+
+
+def build_bridge_graph(engine: Engine, max_words: int, capitalised: bool) -> BridgeGraph:
     analyzer = engine.analyzer
     chunk_ids = list(engine.dense.ids)
     views = engine.store.get_chunks(chunk_ids)
@@ -123,7 +132,8 @@ def build_bridge_graph(engine: Engine, max_words: int) -> BridgeGraph:
     chunk_index = {c: i for i, c in enumerate(chunk_ids)}
     for view in views:
         title = own_title[view.id]
-        found = {n for n, _, _ in matcher.find(analyzer.all_words(view.text))}
+        words, upper = _words(view.text)
+        found = {n for n, a, _ in matcher.find(words) if upper[a] or not capitalised}
         if title:
             found.add(title)
         for name in sorted(found):
@@ -147,6 +157,7 @@ def build_bridge_graph(engine: Engine, max_words: int) -> BridgeGraph:
         mentions,
         titles,
         matcher,
+        capitalised,
     )
 
 
@@ -154,7 +165,7 @@ _GRAPHS: weakref.WeakKeyDictionary[Engine, BridgeGraph] = weakref.WeakKeyDiction
 _LOCK = threading.Lock()
 
 
-def bridge_graph(engine: Engine, max_words: int) -> BridgeGraph:
+def bridge_graph(engine: Engine, max_words: int, capitalised: bool) -> BridgeGraph:
     """The engine's graph for its published index: the FAISS and BM25 objects are replaced
     whenever the corpus changes, so their identity is the cache key (no store round trip)."""
     with _LOCK:
@@ -164,6 +175,7 @@ def bridge_graph(engine: Engine, max_words: int) -> BridgeGraph:
             or graph.source[0] is not engine.dense
             or graph.source[1] is not engine.lexical
             or graph.matcher.max_words != max_words
+            or graph.capitalised != capitalised
         ):
-            graph = _GRAPHS[engine] = build_bridge_graph(engine, max_words)
+            graph = _GRAPHS[engine] = build_bridge_graph(engine, max_words, capitalised)
     return graph

@@ -88,6 +88,12 @@ class BridgeConfig(BaseModel):
     min_df: int = Field(
         1, ge=1, description="names in fewer chunks than this carry no mass out of a chunk"
     )
+    max_name_share: float = Field(
+        1.0, gt=0.0, le=1.0, description="names in more than this share of chunks are no bridge"
+    )
+    capitalised: bool = Field(
+        False, description="link a chunk to a name only where its text writes it capitalised"
+    )
     max_name_words: int = Field(6, ge=1)
     depth: int = Field(100, ge=1, description="passages in the ranking")
 

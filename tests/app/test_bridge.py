@@ -114,6 +114,7 @@ def _graph(mentions: list[list[int]], titles: list[tuple[int, int]], n_names: in
         m,
         t,
         NameMatcher(set(names), 6),
+        False,
     )
 
 
@@ -184,11 +185,11 @@ def _doc_ids(engine: Engine, doc: str) -> str:
 
 
 def test_graph_links_every_mention_of_a_known_name(engine: Engine) -> None:
-    g = bridge_graph(engine, 6)
+    g = bridge_graph(engine, 6, False)
     wood = g.name_index["natalie wood"]
     linked = {g.chunk_ids[i].split("#")[0] for i in g.mentions[:, wood].nonzero()[0]}
     assert linked == {_doc_ids(engine, "film"), _doc_ids(engine, "bridge")}
-    assert bridge_graph(engine, 6) is g  # built once per published index
+    assert bridge_graph(engine, 6, False) is g  # built once per published index
     found = {g.names[j] for j in g.names_in(engine.analyzer, QUESTION)}
     assert {"susan walker", "miracle on 34th street"} <= found
     words = " ".join(engine.analyzer.all_words(QUESTION))
