@@ -105,11 +105,14 @@ class BridgeRetriever(Retriever):
             return []
         with trace.step("dense restart", depth=cfg.restart_depth):
             hits = self.engine.dense.search(query.embedding, cfg.restart_depth)
+        chunk_restart = np.zeros(len(graph.chunk_ids))
         cosine = {c: s for c, s in hits}
-        chunk_restart = self._restart(graph, hits)
-        if cfg.hop_passages and hits:
-            with trace.step("second-hop restart", passages=cfg.hop_passages):
-                chunk_restart += cfg.hop_share * self._second_hop(graph, query, hits)
+        if hits:
+            top = max(s for _, s in hits)
+            for c, s in hits:
+                if (i := graph.chunk_index.get(c)) is not None:
+                    chunk_restart[i] = np.exp((s - top) / cfg.temperature)
+            chunk_restart /= chunk_restart.sum()
         name_restart = np.zeros(len(graph.names))
         with trace.step("question names") as info:
             own = [j for j in graph.names_in(self.engine.analyzer, query.text) if walk.usable[j]]
@@ -132,31 +135,6 @@ class BridgeRetriever(Retriever):
             )
             for i in order
         ]
-
-    def _restart(self, graph: BridgeGraph, hits: list[tuple[str, float]]) -> np.ndarray:
-        """exp((cos − best) / T) over the hits, as a distribution over the graph's chunks."""
-        restart = np.zeros(len(graph.chunk_ids))
-        if hits:
-            top = max(s for _, s in hits)
-            for c, s in hits:
-                if (i := graph.chunk_index.get(c)) is not None:
-                    restart[i] = np.exp((s - top) / self.bcfg.temperature)
-            restart /= max(restart.sum(), 1e-300)
-        return restart
-
-    def _second_hop(
-        self, graph: BridgeGraph, query: Query, hits: list[tuple[str, float]]
-    ) -> np.ndarray:
-        """The restart of dense queries q + v(p) for the best first-hop passages p: what the
-        question asks next, once its first passage is known, is near both."""
-        cfg = self.bcfg
-        first = [c for c, _ in hits[: cfg.hop_passages]]
-        hop_queries = self.engine.dense.vectors(first) + query.embedding[None, :]
-        seen = set(first)
-        restart = np.zeros(len(graph.chunk_ids))
-        for found in self.engine.dense.search_many(hop_queries, cfg.restart_depth):
-            restart += self._restart(graph, [(c, s) for c, s in found if c not in seen])
-        return restart / len(first)
 
 
 _WALK_LOCK = threading.Lock()

@@ -80,15 +80,6 @@ class BridgeConfig(BaseModel):
     name_share: float = Field(
         0.3, ge=0.0, description="weight of the question's own names (∝ 1/df) in the restart"
     )
-    hop_passages: int = Field(
-        0,
-        ge=0,
-        description="second-hop dense queries: the question plus each of this many best "
-        "dense passages (0: none)",
-    )
-    hop_share: float = Field(
-        0.5, ge=0.0, description="weight of the second-hop dense hits in the restart"
-    )
     damping: float = Field(0.85, gt=0.0, lt=1.0, description="probability of walking on")
     iterations: int = Field(15, ge=1)
     title_boost: float = Field(
