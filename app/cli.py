@@ -1,4 +1,4 @@
-"""`neorag`: ingest, ask, eval, cypher, status, serve.
+"""`neorag`: ingest, analytics, ask, eval, cypher, status, serve.
 
 Every command turns a NeoragError (database down, wrong password, empty index, ...) into a
 one-line message and exit status 2, never a traceback.
@@ -115,13 +115,15 @@ def status(
     ingest runs."""
     from app.runlog import recent_runs
     from app.services import open_store
+    from ingest.analytics_refresh import staleness
 
     settings = settings_for(backend, collection)
     with open_store(settings) as store:
         st = {"collection": settings.collection, **store.status().as_dict()}
+        analytics = staleness(store)
     runs = recent_runs(settings)
     if json_out:
-        print(json.dumps({**st, "runs": runs}, indent=2))
+        print(json.dumps({**st, "analytics": analytics, "runs": runs}, indent=2))
         return
     from rich.table import Table
 
@@ -129,6 +131,7 @@ def status(
     table = Table(title=title, show_header=False)
     for key in ("documents", "chunks", "tokens", "communities", "graph_version"):
         table.add_row(key, str(st[key]))
+    table.add_row("analytics", _analytics_line(analytics))
     for kind, n in st["edges"].items():  # type: ignore[union-attr]
         table.add_row(f"edges {kind}", str(n))
     out.print(table)
@@ -140,6 +143,45 @@ def status(
             f"{last.get('changed', 0)}, removed {last.get('removed', 0)}, skipped "
             f"{last.get('skipped', 0)})"
         )
+
+
+def _analytics_line(info: dict[str, object]) -> str:
+    if info["state"] == "none":
+        return "not run yet"
+    if info["state"] == "fresh":
+        return "fresh (full pass on the current graph)"
+    line = (
+        f"stale: {info['chunks_changed_since_full_pass']} chunks added or removed since the "
+        "last full pass, placed by their neighbours; `neorag analytics` runs it now"
+    )
+    return line + (f" ({info['note']})" if "note" in info else "")
+
+
+@app.command()
+@friendly
+def analytics(
+    json_out: JsonOpt = False, backend: BackendOpt = None, collection: CollectionOpt = None
+) -> None:
+    """Run a collection's full analytics pass now (Leiden, FastRP, spectral) if ingest
+    deferred it."""
+    from app.ingest_command import run_full_analytics
+
+    run = run_full_analytics(settings_for(backend, collection))
+    result = {
+        "communities": run.report.communities,
+        "modularity": run.report.modularity,
+        "seconds": run.report.seconds,
+        "warnings": run.report.warnings,
+    }
+    if json_out:
+        print(json.dumps(result, indent=2))
+        return
+    out.print(
+        f"analytics: {result['communities']} communities, modularity "
+        f"{run.report.modularity:.3f}, {sum(run.report.seconds.values()):.1f}s"
+    )
+    for warning in run.report.warnings:
+        err.print(f"[yellow]warning:[/yellow] {warning}")
 
 
 @app.command()

@@ -20,6 +20,7 @@ from app.services import index_dir, open_store, remove_legacy
 from app.settings import Settings
 from graph.base import GraphStore
 from graph.errors import LockedError, NeoragError
+from ingest.analytics_refresh import AnalyticsRun, refresh_analytics
 from ingest.loaders import within
 from ingest.report import IngestReport, Progress
 from ingest.runner import remove_documents, run_ingest
@@ -45,10 +46,13 @@ def ingest_lock(settings: Settings) -> FileLock:
 
 
 @contextmanager
-def collection_writer(settings: Settings, *, rebuild: bool = False) -> Iterator[GraphStore]:
+def collection_writer(
+    settings: Settings, *, rebuild: bool = False, create: bool = True
+) -> Iterator[GraphStore]:
     """The store of `settings.collection`, held for writing: under the cross-process lock,
     so a second writer gets LockedError at once instead of waiting. `rebuild` into
-    `default` also removes what an older neorag left there (it is being replaced)."""
+    `default` also removes what an older neorag left there (it is being replaced);
+    `create=False` (a pass over existing data) refuses an unknown collection."""
     lock = ingest_lock(settings)
     try:
         lock.acquire(timeout=0)
@@ -58,7 +62,10 @@ def collection_writer(settings: Settings, *, rebuild: bool = False) -> Iterator[
             f"({settings.backend}) is running; wait for it to finish"
         ) from None
     try:
-        with open_store(settings, create=True, rebuild=rebuild) as store, _database_lock(store):
+        with (
+            open_store(settings, create=create, rebuild=rebuild) as store,
+            _database_lock(store),
+        ):
             if rebuild:
                 remove_legacy(settings, store)
             yield store
@@ -131,6 +138,15 @@ class OutsideRoots(NeoragError):
     pass
 
 
+def run_full_analytics(settings: Settings) -> AnalyticsRun:
+    """The deferred full analytics pass (`neorag analytics`) over `settings.collection`,
+    held for writing like an ingest; the collection must exist."""
+    with collection_writer(settings, create=False) as store:
+        return refresh_analytics(
+            store, settings.algorithms, settings.ingest.analytics, added=None, full=True
+        )
+
+
 def print_report(report: IngestReport, console: Console) -> None:
     docs = Table(title="documents", show_header=True)
     for col in ("new", "changed", "removed", "unchanged", "skipped"):
@@ -151,6 +167,9 @@ def print_report(report: IngestReport, console: Console) -> None:
     graph.add_row("communities", str(report.communities))
     if report.modularity is not None:
         graph.add_row("modularity", f"{report.modularity:.3f}")
+    if report.edge_refresh:
+        graph.add_row("chunk edges", report.edge_refresh)
+        graph.add_row("analytics", report.analytics_refresh)
     console.print(graph)
     times = Table(title="seconds per stage", show_header=False)
     for stage, s in report.seconds.items():

@@ -10,6 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
@@ -17,6 +18,7 @@ from scipy import sparse
 from graph.config import AlgorithmConfig
 from graph.types import (
     ChunkEdge,
+    ChunkEdgeChange,
     ChunkRecord,
     ChunkView,
     CommunityRecord,
@@ -26,6 +28,9 @@ from graph.types import (
     GraphSnapshot,
     StoreStatus,
 )
+
+if TYPE_CHECKING:
+    from graph.analytics import AnalyticsHooks
 
 
 @dataclass(slots=True)
@@ -92,6 +97,19 @@ class GraphStore(ABC):
         """Make the stored chunk-to-chunk edges (six kinds and RELATED) exactly `edges`."""
 
     @abstractmethod
+    def apply_chunk_edge_change(self, change: ChunkEdgeChange) -> int:
+        """Apply one incremental (or, with `replace_all`, complete) chunk-edge change in one
+        transaction, bump the graph version and return it."""
+
+    @abstractmethod
+    def chunk_edge_states(self, ids: Sequence[str]) -> dict[str, str]:
+        """The stored edge state of each of these chunks that has one."""
+
+    @abstractmethod
+    def chunk_records(self, doc_ids: Sequence[str]) -> list[ChunkRecord]:
+        """`corpus()` restricted to these documents' chunks."""
+
+    @abstractmethod
     def write_communities(
         self, assignment: dict[str, int], communities: Sequence[CommunityRecord]
     ) -> None: ...
@@ -110,7 +128,18 @@ class GraphStore(ABC):
     @abstractmethod
     def run_analytics(self, cfg: AlgorithmConfig) -> AnalyticsReport:
         """Leiden communities, FastRP and spectral coordinates over the chunk graph,
-        written back to the store."""
+        written back to the store (graph/analytics.py with this backend's hooks)."""
+
+    @abstractmethod
+    def analytics_hooks(self) -> AnalyticsHooks:
+        """This backend's steps of the analytics pipeline (graph/analytics.py)."""
+
+    @abstractmethod
+    def patch_chunk_analytics(
+        self, communities: dict[str, int], vectors: dict[str, dict[str, np.ndarray]]
+    ) -> None:
+        """Set the community and the `fastrp` / `spectral` vectors of some chunks, leaving
+        every other chunk as it is (the local refresh after a small change)."""
 
     @abstractmethod
     def token_ppr(

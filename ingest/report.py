@@ -55,6 +55,8 @@ class IngestReport:
     seconds: dict[str, float] = field(default_factory=dict)
     graph_version: int = 0
     derived_rebuilt: bool = False
+    edge_refresh: str = ""  # "full", "update" or "current" (ingest/edges/maintain.py)
+    analytics_refresh: str = ""  # "full", "patch" or "current" (ingest/analytics_refresh.py)
     started_at: float = 0.0
     finished_at: float = 0.0
 

@@ -8,7 +8,11 @@ in the store or absent, and a re-run picks up exactly the documents still missin
 
 The global stages (chunk edges, communities/embeddings, FAISS/BM25 files) are pure functions
 of the stored documents; they re-run whenever the stored document set's fingerprint differs
-from the one they were last built for, so a crash between stages is also recovered.
+from the one they were last built for, so a crash between stages is also recovered. Chunk
+edges follow the change rather than rebuilding: every write that removes documents carries
+a journal of what it removed (ingest/edges/journal.py), and the edge stage turns journal
+plus stored edges into an exact update (ingest/edges/maintain.py). Analytics after a small
+change place only the new chunks and are marked stale (ingest/analytics_refresh.py).
 """
 
 from __future__ import annotations
@@ -26,9 +30,12 @@ from graph.base import GraphStore
 from graph.config import AlgorithmConfig
 from graph.errors import NeoragError
 from graph.types import ChunkRecord, DocumentRecord, GraphDelta
+from ingest.analytics_refresh import refresh_analytics
 from ingest.chunkers import chunk_document, chunk_id
 from ingest.config import IngestConfig
-from ingest.edges import EDGE_BUILDER_VERSION, build_chunk_edges
+from ingest.edges import EDGE_BUILDER_VERSION
+from ingest.edges.journal import JournalWriter
+from ingest.edges.maintain import pending, refresh_chunk_edges
 from ingest.embed import embedding_text, model_identity
 from ingest.identity import document_id
 from ingest.indexes import SearchIndexes
@@ -220,10 +227,12 @@ def run_ingest(
     report.removed = work.removed_ids
     scanned = {document_id(store.collection, d.key) for d in loaded}
     change = plan_model_change(store, cfg.models, stored, scanned | set(work.removed_ids))
+    # Snapshots of what each write removes, stored with it, for the incremental edge stage.
+    journal = JournalWriter(store, stored)
 
     if work.removed_ids:
         with timed(report, "write", time.perf_counter):
-            _remove(store, work.removed_ids, cfg)
+            _remove(store, work.removed_ids, cfg, journal.record(work.removed_ids, [], analyzer))
 
     embedder = None
     if work.to_index or change.stale:
@@ -231,6 +240,7 @@ def run_ingest(
         embedder = models.embedder
         if change.changing:
             mark_changing(store)
+            journal.rebuild_all()  # every vector changes, so does every SEMANTIC list
     if work.to_index:
         for stage in INDEX_STAGES:
             progress.start(stage, len(work.to_index))
@@ -250,6 +260,7 @@ def run_ingest(
                             removed_tokens.values(),
                             cfg.tokens.cooccurrence_window,
                         ),
+                        meta=journal.record(old_ids, [d.id for d, _ in built], analyzer),
                     )
                 )
             progress.advance("write", len(batch))
@@ -269,8 +280,11 @@ def run_ingest(
     return _finish(store, report)
 
 
-def _remove(store: GraphStore, doc_ids: Sequence[str], cfg: IngestConfig) -> None:
-    """Remove documents in one transaction, their co-occurrences decremented exactly."""
+def _remove(
+    store: GraphStore, doc_ids: Sequence[str], cfg: IngestConfig, journal: dict[str, str]
+) -> None:
+    """Remove documents in one transaction, their co-occurrences decremented exactly and
+    the edge journal's entry for them (`JournalWriter.record`) stored with them."""
     removed_tokens = store.chunk_tokens(doc_ids)
     store.apply(
         GraphDelta(
@@ -278,6 +292,7 @@ def _remove(store: GraphStore, doc_ids: Sequence[str], cfg: IngestConfig) -> Non
             cooccurrence=cooccurrence_delta(
                 [], removed_tokens.values(), cfg.tokens.cooccurrence_window
             ),
+            meta=journal,
         )
     )
 
@@ -314,10 +329,12 @@ def remove_documents(
         path="", backend=store.backend, collection=store.collection, started_at=time.time()
     )
     report.removed = sorted(set(doc_ids))
+    analyzer = Analyzer(cfg.tokens)
     if report.removed:
+        journal = JournalWriter(store, stored).record(report.removed, [], analyzer)
         with timed(report, "write", time.perf_counter):
-            _remove(store, report.removed, cfg)
-    refresh_derived(store, cfg, algorithms, index_dir, report, progress)
+            _remove(store, report.removed, cfg, journal)
+    refresh_derived(store, cfg, algorithms, index_dir, report, progress, analyzer=analyzer)
     return _finish(store, report)
 
 
@@ -336,28 +353,43 @@ def refresh_derived(
     analyzer: Analyzer | None = None,
     force: bool = False,
 ) -> None:
-    """Rebuild chunk edges, analytics and the FAISS/BM25 files if the stored documents
-    changed since they were last built (or a previous run died before finishing them)."""
+    """Bring chunk edges, analytics and the FAISS/BM25 files up to date if the stored
+    documents changed since they were last built (or a previous run died before finishing
+    them). Chunk edges follow the change (ingest/edges/maintain.py); analytics run a full
+    pass or place the new chunks (ingest/analytics_refresh.py)."""
     fingerprint = corpus_fingerprint(store.documents(), cfg)
     indexes_ok = SearchIndexes.load(index_dir, fingerprint) is not None
-    if not force and store.get_meta(DERIVED_KEY) == fingerprint and indexes_ok:
+    edges_pending = pending(store)
+    derived_for = store.get_meta(DERIVED_KEY)
+    if not force and derived_for == fingerprint and indexes_ok and not edges_pending:
         return
     report.derived_rebuilt = True
     analyzer = analyzer or Analyzer(cfg.tokens)
-    if force or store.get_meta(DERIVED_KEY) != fingerprint:
+    if force or edges_pending or derived_for != fingerprint:
         with timed(report, "edges", time.perf_counter):
             progress.start("chunk edges", None)
-            corpus = store.corpus()
-            kinds = build_chunk_edges(corpus, cfg.edges, analyzer)
-            store.replace_chunk_edges([e for es in kinds.values() for e in es])
+            edges = refresh_chunk_edges(store, cfg.edges, analyzer, force=force)
             progress.finish("chunk edges")
+        report.edge_refresh = edges.mode
+        for stage, seconds in edges.seconds.items():
+            report.add_time(f"edges.{stage}", seconds)
         progress.start("analytics", None)
-        analytics = store.run_analytics(algorithms)
+        incremental = edges.mode == "update"
+        analytics = refresh_analytics(
+            store,
+            algorithms,
+            cfg.analytics,
+            added=edges.added if incremental else None,
+            removed=len(edges.removed),
+            full=force,
+        )
         progress.finish("analytics")
-        for stage, seconds in analytics.seconds.items():
+        report.analytics_refresh = analytics.mode
+        for stage, seconds in analytics.report.seconds.items():
             report.add_time(f"analytics.{stage}", seconds)
-        report.modularity = analytics.modularity
-        report.warnings += analytics.warnings
+        if analytics.mode == "full":
+            report.modularity = analytics.report.modularity
+        report.warnings += analytics.report.warnings
     with timed(report, "indexes", time.perf_counter):
         progress.start("indexes", None)
         SearchIndexes.build(store, index_dir, fingerprint, analyzer)

@@ -1,16 +1,17 @@
-"""Chunk-graph analytics for the embedded backend: Leiden, FastRP and spectral coordinates
-over the RELATED graph, computed in-process with the same parameters GDS gets."""
+"""The embedded backend's analytics hooks: Leiden and FastRP in-process (leidenalg, numpy)
+on the in-memory RELATED graph, with the same parameters GDS gets; the pipeline itself is
+graph/analytics.py."""
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
+
+from scipy import sparse
 
 from graph.algorithms.fastrp import fastrp
 from graph.algorithms.leiden import leiden
-from graph.algorithms.spectral import spectral_coordinates
+from graph.analytics import AnalyticsHooks
 from graph.base import AnalyticsReport
-from graph.communities import guard, summarize
 from graph.config import AlgorithmConfig
 from graph.embedded.memory import PUBLISHED_KEY
 
@@ -18,32 +19,25 @@ if TYPE_CHECKING:
     from graph.embedded.store import EmbeddedStore
 
 
-def run_chunk_analytics(store: EmbeddedStore, cfg: AlgorithmConfig) -> AnalyticsReport:
-    report = AnalyticsReport()
-    graph = store._memory.chunk_graph()
-    ids, adj = graph.ids, graph.adj
-    if not ids:
-        store.write_communities({}, [])
-        store.set_meta(PUBLISHED_KEY, str(store.graph_version()))
-        return report
+class EmbeddedAnalytics(AnalyticsHooks):
+    def __init__(self, store: EmbeddedStore) -> None:
+        self.store = store
 
-    t0 = time.perf_counter()
-    labels, modularity = leiden(adj, cfg)
-    assignment = {cid: int(label) for cid, label in zip(ids, labels, strict=True)}
-    store.write_communities(assignment, summarize(assignment, store.term_matrix()))
-    report.seconds["leiden"] = round(time.perf_counter() - t0, 3)
-    report.communities = len(set(assignment.values()))
-    report.modularity = float(modularity)
-    report.warnings += guard(len(ids), report.communities, report.modularity)
+    def prepare(self, cfg: AlgorithmConfig, report: AnalyticsReport, *, full: bool) -> None:
+        pass
 
-    t0 = time.perf_counter()
-    vectors = fastrp(adj, cfg)
-    store.write_vectors("fastrp", dict(zip(ids, vectors, strict=True)))
-    report.seconds["fastrp"] = round(time.perf_counter() - t0, 3)
+    def chunk_graph(self) -> tuple[list[str], sparse.csr_matrix]:
+        graph = self.store._memory.chunk_graph()
+        return graph.ids, graph.adj
 
-    t0 = time.perf_counter()
-    coords = spectral_coordinates(adj, cfg.spectral_dimension)
-    store.write_vectors("spectral", dict(zip(ids, coords, strict=True)))
-    report.seconds["spectral"] = round(time.perf_counter() - t0, 3)
-    store.set_meta(PUBLISHED_KEY, str(store.graph_version()))
-    return report
+    def leiden(self, cfg: AlgorithmConfig) -> tuple[dict[str, int], float]:
+        ids, adj = self.chunk_graph()
+        labels, modularity = leiden(adj, cfg)
+        return {cid: int(label) for cid, label in zip(ids, labels, strict=True)}, modularity
+
+    def fastrp(self, cfg: AlgorithmConfig, report: AnalyticsReport) -> None:
+        ids, adj = self.chunk_graph()
+        self.store.write_vectors("fastrp", dict(zip(ids, fastrp(adj, cfg), strict=True)))
+
+    def publish(self) -> None:
+        self.store.set_meta(PUBLISHED_KEY, str(self.store.graph_version()))

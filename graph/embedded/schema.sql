@@ -77,6 +77,12 @@ CREATE TABLE IF NOT EXISTS chunk_edges (
 CREATE INDEX IF NOT EXISTS chunk_edges_dst ON chunk_edges (dst, kind);
 CREATE INDEX IF NOT EXISTS chunk_edges_kind ON chunk_edges (kind);
 
+-- Per-chunk state of the incremental chunk-edge builders (ingest/edges): opaque JSON.
+CREATE TABLE IF NOT EXISTS chunk_edge_state (
+    chunk_id TEXT PRIMARY KEY,
+    state TEXT NOT NULL
+) WITHOUT ROWID;
+
 CREATE TABLE IF NOT EXISTS communities (
     id INTEGER PRIMARY KEY,
     level INTEGER NOT NULL,

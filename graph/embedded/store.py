@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
@@ -26,10 +27,14 @@ from graph.collections import DEFAULT_COLLECTION, check_collection
 from graph.config import AlgorithmConfig
 from graph.embedded.memory import MemoryGraphs
 from graph.errors import StoreFull
+
+if TYPE_CHECKING:
+    from graph.embedded.analytics import EmbeddedAnalytics
 from graph.types import (
     EDGE_KINDS,
     RELATED,
     ChunkEdge,
+    ChunkEdgeChange,
     ChunkRecord,
     ChunkView,
     CommunityRecord,
@@ -49,6 +54,23 @@ def _vec(blob: bytes | None) -> np.ndarray | None:
 
 def _blob(vector: np.ndarray | None) -> bytes | None:
     return None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def _chunk_record(row: tuple, entities: dict[str, list[EntityMention]]) -> ChunkRecord:
+    """A `chunks` row (the columns of `_CHUNK_RECORD_COLUMNS`) with its entity mentions."""
+    return ChunkRecord(
+        id=row[0],
+        doc_id=row[1],
+        ordinal=row[2],
+        title=row[3],
+        text=row[4],
+        section_path=tuple(json.loads(row[5])),
+        n_tokens=row[6],
+        embedding=_vec(row[7]),
+        links=tuple(json.loads(row[8])),
+        questions=tuple(json.loads(row[9])),
+        entities=tuple(entities.get(row[0], ())),
+    )
 
 
 class EmbeddedStore(GraphStore):
@@ -110,6 +132,7 @@ class EmbeddedStore(GraphStore):
                 "entities",
                 "mentions",
                 "chunk_edges",
+                "chunk_edge_state",
                 "communities",
                 "meta",
             ):
@@ -157,6 +180,9 @@ class EmbeddedStore(GraphStore):
             for doc, chunks in delta.add:
                 self._add_document(c, doc, chunks)
             self._apply_cooccurrence(c, delta.cooccurrence)
+            c.executemany(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", delta.meta.items()
+            )
             c.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('created_at', ?)",
                 (time.strftime("%Y-%m-%d %H:%M:%S"),),
@@ -178,6 +204,7 @@ class EmbeddedStore(GraphStore):
             c.execute("DELETE FROM has_token WHERE chunk_id = ?", (cid,))
             c.execute("DELETE FROM mentions WHERE chunk_id = ?", (cid,))
             c.execute("DELETE FROM chunk_edges WHERE src = ? OR dst = ?", (cid, cid))
+            c.execute("DELETE FROM chunk_edge_state WHERE chunk_id = ?", (cid,))
         c.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
         c.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
 
@@ -252,29 +279,16 @@ class EmbeddedStore(GraphStore):
         )
         c.execute("DELETE FROM cooccurs WHERE weight <= 0")
 
+    _CHUNK_RECORD_COLUMNS = (
+        "id, doc_id, ordinal, title, text, section_path, n_tokens, embedding, links, questions"
+    )
+
     def corpus(self) -> list[ChunkRecord]:
         entities = self.chunk_entities(None)
-        out = []
-        for r in self._rows(
-            "SELECT id, doc_id, ordinal, title, text, section_path, n_tokens, embedding, links, "
-            "questions FROM chunks ORDER BY doc_id, ordinal"
-        ):
-            out.append(
-                ChunkRecord(
-                    id=r[0],
-                    doc_id=r[1],
-                    ordinal=r[2],
-                    title=r[3],
-                    text=r[4],
-                    section_path=tuple(json.loads(r[5])),
-                    n_tokens=r[6],
-                    embedding=_vec(r[7]),
-                    links=tuple(json.loads(r[8])),
-                    questions=tuple(json.loads(r[9])),
-                    entities=tuple(entities.get(r[0], ())),
-                )
-            )
-        return out
+        rows = self._rows(
+            f"SELECT {self._CHUNK_RECORD_COLUMNS} FROM chunks ORDER BY doc_id, ordinal"
+        )
+        return [_chunk_record(r, entities) for r in rows]
 
     def replace_chunk_edges(self, edges: Sequence[ChunkEdge]) -> None:
         with self._tx() as c:
@@ -284,6 +298,61 @@ class EmbeddedStore(GraphStore):
                 [(e.kind, e.src, e.dst, float(e.weight)) for e in edges],
             )
             self._bump_version(c)
+
+    def apply_chunk_edge_change(self, change: ChunkEdgeChange) -> int:
+        for e in change.write:
+            if e.kind not in (*EDGE_KINDS, RELATED):
+                raise ValueError(f"unknown chunk edge kind {e.kind!r}")
+        with self._tx() as c:
+            if change.replace_all:
+                c.execute("DELETE FROM chunk_edges")
+                c.execute("DELETE FROM chunk_edge_state")
+            c.executemany(
+                "DELETE FROM chunk_edges WHERE src = ? AND kind = ? AND dst = ?",
+                [(src, kind, dst) for kind, src, dst in change.delete],
+            )
+            c.executemany(
+                "INSERT OR REPLACE INTO chunk_edges (kind, src, dst, weight) VALUES (?, ?, ?, ?)",
+                [(e.kind, e.src, e.dst, float(e.weight)) for e in change.write],
+            )
+            c.executemany(
+                "DELETE FROM chunk_edge_state WHERE chunk_id = ?",
+                [(i,) for i in change.drop_states],
+            )
+            c.executemany(
+                "INSERT OR REPLACE INTO chunk_edge_state (chunk_id, state) VALUES (?, ?)",
+                list(change.states.items()),
+            )
+            c.executemany(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", change.meta.items()
+            )
+            return self._bump_version(c)
+
+    def chunk_edge_states(self, ids: Sequence[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        ids = list(dict.fromkeys(ids))
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            out.update(
+                self._rows(
+                    f"SELECT chunk_id, state FROM chunk_edge_state WHERE chunk_id IN ({marks})",
+                    part,
+                )
+            )
+        return out
+
+    def chunk_records(self, doc_ids: Sequence[str]) -> list[ChunkRecord]:
+        out: list[ChunkRecord] = []
+        for doc_id in dict.fromkeys(doc_ids):
+            rows = self._rows(
+                f"SELECT {self._CHUNK_RECORD_COLUMNS} FROM chunks WHERE doc_id = ? "
+                "ORDER BY ordinal",
+                (doc_id,),
+            )
+            entities = self.chunk_entities([r[0] for r in rows])
+            out += [_chunk_record(r, entities) for r in rows]
+        return out
 
     def write_communities(
         self, assignment: dict[str, int], communities: Sequence[CommunityRecord]
@@ -312,9 +381,28 @@ class EmbeddedStore(GraphStore):
 
     # ---- analytics -------------------------------------------------------------------
     def run_analytics(self, cfg: AlgorithmConfig) -> AnalyticsReport:
-        from graph.embedded.analytics import run_chunk_analytics
+        from graph.analytics import run_chunk_analytics
 
-        return run_chunk_analytics(self, cfg)
+        return run_chunk_analytics(self.analytics_hooks(), cfg)
+
+    def analytics_hooks(self) -> EmbeddedAnalytics:
+        from graph.embedded.analytics import EmbeddedAnalytics
+
+        return EmbeddedAnalytics(self)
+
+    def patch_chunk_analytics(
+        self, communities: dict[str, int], vectors: dict[str, dict[str, np.ndarray]]
+    ) -> None:
+        with self._tx() as c:
+            c.executemany(
+                "UPDATE chunks SET community = ? WHERE id = ?",
+                [(int(m), cid) for cid, m in communities.items()],
+            )
+            for prop in ("fastrp", "spectral"):
+                c.executemany(
+                    f"UPDATE chunks SET {prop} = ? WHERE id = ?",
+                    [(_blob(v), cid) for cid, v in vectors.get(prop, {}).items()],
+                )
 
     def token_ppr(
         self, seeds: dict[str, float], cfg: AlgorithmConfig, top_k: int

@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from graphdatascience import GraphDataScience
 from neo4j.exceptions import ClientError
+from scipy import sparse
 
 from graph.adjacency import from_edges
-from graph.algorithms.spectral import spectral_coordinates
+from graph.analytics import AnalyticsHooks, run_chunk_analytics
 from graph.base import AnalyticsReport
-from graph.communities import guard, summarize
 from graph.config import AlgorithmConfig
 from graph.errors import NeoragError
+from graph.neo4j.capacity import check_projection_fits
 
 if TYPE_CHECKING:
     from graph.neo4j.store import Neo4jStore
@@ -109,6 +110,7 @@ class GdsAnalytics:
         return name
 
     def _project(self, kind: str, name: str, min_weight: int) -> None:
+        check_projection_fits(self.store, kind, min_weight)
         if kind == "tokens":
             self.store.write("project_token_graph", name=name, min_weight=min_weight)
         else:
@@ -171,45 +173,51 @@ class GdsAnalytics:
                 self.store.read("gds_graph_drop", name=name)
         return {r["id"]: float(r["score"]) for r in rows}
 
-    # ---- analytics after an ingest ---------------------------------------------------
+    # ---- analytics after an ingest (the pipeline is graph/analytics.py) ----------------
     def run_chunk_analytics(self, cfg: AlgorithmConfig) -> AnalyticsReport:
-        report = AnalyticsReport()
+        return run_chunk_analytics(GdsHooks(self), cfg)
+
+
+class GdsHooks(AnalyticsHooks):
+    """Leiden and FastRP in GDS over the published chunk projection; spectral in-process
+    on the RELATED edges read back."""
+
+    def __init__(self, gds: GdsAnalytics) -> None:
+        self.gds = gds
+        self.store = gds.store
+        self._name = ""
+
+    def prepare(self, cfg: AlgorithmConfig, report: AnalyticsReport, *, full: bool) -> None:
         t0 = time.perf_counter()
-        self.projection("tokens", refresh=True, min_weight=cfg.token_min_weight)
-        name = self.projection("chunks", refresh=True)
+        self.gds.projection("tokens", refresh=True, min_weight=cfg.token_min_weight)
+        if full:
+            self._name = self.gds.projection("chunks", refresh=True)
         report.seconds["projection"] = round(time.perf_counter() - t0, 3)
-        ids = self.store.chunk_ids()
-        if not ids:
-            self.store.write_communities({}, [])
-            return report
+
+    def chunk_graph(self) -> tuple[list[str], sparse.csr_matrix]:
+        ids = sorted(self.store.chunk_ids())
+        index = {c: i for i, c in enumerate(ids)}
+        return ids, from_edges(index, self.store.related_edges())
+
+    def leiden(self, cfg: AlgorithmConfig) -> tuple[dict[str, int], float]:
         params = {
-            "name": name,
+            "name": self._name,
             "seed": cfg.leiden_seed,
             "concurrency": cfg.concurrency,
             "gamma": cfg.leiden_gamma,
             "max_levels": cfg.leiden_max_levels,
             "tolerance": cfg.leiden_tolerance,
         }
-        t0 = time.perf_counter()
-        related = self.store.related_edges()
-        if any(e.weight > 0 for e in related):
-            rows = self.store.read("leiden_stream", **params)
-            stats = self.store.read("leiden_stats", **params)[0]
-            assignment = _relabel({r["id"]: int(r["community"]) for r in rows})
-        else:  # GDS's Leiden fails on a graph without weight; every chunk is its own
-            stats = {"modularity": 0.0}
-            assignment = _relabel({c: i for i, c in enumerate(ids)})
-        self.store.write_communities(assignment, summarize(assignment, self.store.term_matrix()))
-        report.seconds["leiden"] = round(time.perf_counter() - t0, 3)
-        report.communities = len(set(assignment.values()))
-        report.modularity = float(stats["modularity"])
-        report.warnings += guard(len(ids), report.communities, report.modularity)
+        rows = self.store.read("leiden_stream", **params)
+        stats = self.store.read("leiden_stats", **params)[0]
+        assignment = _relabel({r["id"]: int(r["community"]) for r in rows})
+        return assignment, float(stats["modularity"])
 
-        t0 = time.perf_counter()
+    def fastrp(self, cfg: AlgorithmConfig, report: AnalyticsReport) -> None:
         try:
             self.store.write(
                 "fastrp_write",
-                name=name,
+                name=self._name,
                 dimension=cfg.fastrp_dimension,
                 seed=cfg.fastrp_seed,
                 concurrency=cfg.concurrency,
@@ -218,15 +226,9 @@ class GdsAnalytics:
             )
         except ClientError as exc:
             report.warnings.append(f"FastRP failed: {exc.message}")
-        report.seconds["fastrp"] = round(time.perf_counter() - t0, 3)
 
-        t0 = time.perf_counter()
-        index = {c: i for i, c in enumerate(ids)}
-        adj = from_edges(index, related)
-        coords = spectral_coordinates(adj, cfg.spectral_dimension)
-        self.store.write_vectors("spectral", dict(zip(ids, coords, strict=True)))
-        report.seconds["spectral"] = round(time.perf_counter() - t0, 3)
-        return report
+    def publish(self) -> None:
+        pass
 
 
 def _relabel(assignment: dict[str, int]) -> dict[str, int]:

@@ -24,11 +24,12 @@ from graph.collections import DEFAULT_COLLECTION, check_collection
 from graph.config import AlgorithmConfig, Neo4jConfig
 from graph.errors import LegacyStore
 from graph.neo4j.connection import connect, translate
-from graph.neo4j.gds import GdsAnalytics
+from graph.neo4j.gds import GdsAnalytics, GdsHooks
 from graph.types import (
     EDGE_KINDS,
     RELATED,
     ChunkEdge,
+    ChunkEdgeChange,
     ChunkRecord,
     ChunkView,
     CommunityRecord,
@@ -234,6 +235,8 @@ class Neo4jStore(GraphStore):
         self._unwind(tx, "apply_cooccurs", "pairs", pairs)
         touched_tokens.update(t for a, b in delta.cooccurrence for t in (a, b))
         self._unwind(tx, "delete_orphan_tokens", "tokens", sorted(touched_tokens))
+        for key, value in delta.meta.items():
+            self._run(tx, "meta_set", key=key, value=value).consume()
         self._run(tx, "meta_increment", key=CONTENT_VERSION).consume()
         return self._run(tx, "meta_increment", key=GRAPH_VERSION).single()["value"]
 
@@ -291,30 +294,7 @@ class Neo4jStore(GraphStore):
         self._unwind(tx, "merge_mentions", "rows", mentions)
 
     def corpus(self) -> list[ChunkRecord]:
-        out = []
-        for r in self.read("corpus_chunks"):
-            emb = r["embedding"]
-            out.append(
-                ChunkRecord(
-                    id=r["id"],
-                    doc_id=r["doc_id"],
-                    ordinal=r["ordinal"],
-                    title=r["title"],
-                    text=r["text"],
-                    section_path=tuple(r["section_path"] or ()),
-                    n_tokens=r["n_tokens"],
-                    embedding=None if emb is None else np.asarray(emb, dtype=np.float32),
-                    links=tuple(r["links"] or ()),
-                    questions=tuple(r["questions"] or ()),
-                    entities=tuple(
-                        EntityMention(name, label, int(n))
-                        for name, label, n in sorted(
-                            r["entities"], key=lambda e: f"{e[1]}:{e[0].casefold()}"
-                        )
-                    ),
-                )
-            )
-        return out
+        return [self._chunk_record(r) for r in self.read("corpus_chunks")]
 
     def replace_chunk_edges(self, edges: Sequence[ChunkEdge]) -> None:
         rows = [
@@ -330,6 +310,65 @@ class Neo4jStore(GraphStore):
             self._run(tx, "meta_increment", key=GRAPH_VERSION).consume()
 
         self.transaction(work)
+
+    def apply_chunk_edge_change(self, change: ChunkEdgeChange) -> int:
+        for e in change.write:
+            if e.kind not in (*EDGE_KINDS, RELATED):
+                raise ValueError(f"unknown chunk edge kind {e.kind!r}")
+        self.ensure_schema()
+        # A rewritten edge is deleted first: CREATE would add a second relationship.
+        keys = {*change.delete, *((e.kind, e.src, e.dst) for e in change.write)}
+        deletes = [{"kind": k, "src": s, "dst": d} for k, s, d in sorted(keys)]
+        writes = [
+            {"kind": e.kind, "src": e.src, "dst": e.dst, "weight": float(e.weight)}
+            for e in change.write
+        ]
+        states = [{"chunk": c, "state": v} for c, v in sorted(change.states.items())]
+        # `drop_states` needs no statement here: a chunk's state is a property of its node.
+
+        def work(tx: ManagedTransaction) -> int:
+            if change.replace_all:
+                self._run(tx, "delete_chunk_edges").consume()
+                self._run(tx, "clear_chunk_edge_states").consume()
+            else:
+                self._unwind(tx, "delete_chunk_edge_keys", "edges", deletes)
+            self._unwind(tx, "create_chunk_edges", "edges", writes)
+            self._unwind(tx, "write_chunk_edge_states", "rows", states)
+            for key, value in change.meta.items():
+                self._run(tx, "meta_set", key=key, value=value).consume()
+            return self._run(tx, "meta_increment", key=GRAPH_VERSION).single()["value"]
+
+        return int(self.transaction(work))
+
+    def chunk_edge_states(self, ids: Sequence[str]) -> dict[str, str]:
+        rows = self.read("chunk_edge_states", ids=list(dict.fromkeys(ids)))
+        return {r["id"]: r["state"] for r in rows}
+
+    def chunk_records(self, doc_ids: Sequence[str]) -> list[ChunkRecord]:
+        rows = self.read("corpus_chunks_of_documents", doc_ids=list(dict.fromkeys(doc_ids)))
+        return [self._chunk_record(r) for r in rows]
+
+    @staticmethod
+    def _chunk_record(r: dict[str, Any]) -> ChunkRecord:
+        emb = r["embedding"]
+        return ChunkRecord(
+            id=r["id"],
+            doc_id=r["doc_id"],
+            ordinal=r["ordinal"],
+            title=r["title"],
+            text=r["text"],
+            section_path=tuple(r["section_path"] or ()),
+            n_tokens=r["n_tokens"],
+            embedding=None if emb is None else np.asarray(emb, dtype=np.float32),
+            links=tuple(r["links"] or ()),
+            questions=tuple(r["questions"] or ()),
+            entities=tuple(
+                EntityMention(name, label, int(n))
+                for name, label, n in sorted(
+                    r["entities"], key=lambda e: f"{e[1]}:{e[0].casefold()}"
+                )
+            ),
+        )
 
     def write_communities(
         self, assignment: dict[str, int], communities: Sequence[CommunityRecord]
@@ -369,6 +408,28 @@ class Neo4jStore(GraphStore):
     # ---- analytics -------------------------------------------------------------------
     def run_analytics(self, cfg: AlgorithmConfig) -> AnalyticsReport:
         return self.gds.run_chunk_analytics(cfg)
+
+    def analytics_hooks(self) -> GdsHooks:
+        return GdsHooks(self.gds)
+
+    def patch_chunk_analytics(
+        self, communities: dict[str, int], vectors: dict[str, dict[str, np.ndarray]]
+    ) -> None:
+        def work(tx: ManagedTransaction) -> None:
+            self._unwind(
+                tx,
+                "write_chunk_communities",
+                "rows",
+                [{"chunk": c, "community": int(m)} for c, m in sorted(communities.items())],
+            )
+            for prop in ("fastrp", "spectral"):
+                rows = [
+                    {"chunk": c, "vector": [float(x) for x in v]}
+                    for c, v in sorted(vectors.get(prop, {}).items())
+                ]
+                self._unwind(tx, "write_chunk_vectors", "rows", rows, prop=prop)
+
+        self.transaction(work)
 
     def token_ppr(
         self, seeds: dict[str, float], cfg: AlgorithmConfig, top_k: int

@@ -229,6 +229,67 @@ def test_chunk_ppr_on_candidate_subgraph(store) -> None:
     assert store.chunk_ppr({"zzz": 1.0}, ["a#0"], EXACT) == {}
 
 
+def test_chunk_edge_change_is_one_exact_transaction(store) -> None:
+    from graph.types import ChunkEdgeChange
+
+    add(store, CORPUS)
+    v0 = store.graph_version()
+    v1 = store.apply_chunk_edge_change(
+        ChunkEdgeChange(
+            replace_all=True,
+            write=[
+                ChunkEdge("NEXT", "a#0", "a#1", 1.0),
+                ChunkEdge("SEMANTIC", "a#0", "b#0", 0.5),
+            ],
+            states={"a#0": '{"SEMANTIC":null}', "b#0": "{}"},
+            meta={"edge_test": "built"},
+        )
+    )
+    assert v1 > v0 and store.graph_version() == v1
+    # Rewriting a stored key replaces its weight (one edge, not two); deleting an edge that
+    # is not stored is no error; states and meta change in the same call.
+    store.apply_chunk_edge_change(
+        ChunkEdgeChange(
+            delete=[("NEXT", "a#0", "a#1"), ("CITES", "b#0", "a#0")],
+            write=[ChunkEdge("SEMANTIC", "a#0", "b#0", 0.25)],
+            states={"a#0": '{"SEMANTIC":[0.25,"b#0"]}'},
+            drop_states=["b#0"],
+            meta={"edge_test": "updated"},
+        )
+    )
+    assert store.neighbours(["a#0"]) == [ChunkEdge("SEMANTIC", "a#0", "b#0", 0.25)]
+    assert store.status().edges["SEMANTIC"] == 1 and store.status().edges["NEXT"] == 0
+    states = store.chunk_edge_states(["a#0", "b#0", "nope"])
+    assert states["a#0"] == '{"SEMANTIC":[0.25,"b#0"]}'
+    assert store.get_meta("edge_test") == "updated"
+    store.apply_chunk_edge_change(ChunkEdgeChange(replace_all=True))
+    assert store.neighbours(["a#0", "b#0"]) == [] and store.chunk_edge_states(["a#0"]) == {}
+
+
+def test_chunk_records_and_meta_written_with_a_delta(store) -> None:
+    add(store, CORPUS)
+    records = store.chunk_records(["a"])
+    assert [c.id for c in records] == ["a#0", "a#1"]
+    assert records[0].entities == (ANN,) and records[0].questions == ("what is a",)
+    assert np.allclose(records[1].embedding, [0, 1, 0, 0])
+    store.apply(GraphDelta(remove_doc_ids=["b"], meta={"journal_test": "b gone"}))
+    assert store.get_meta("journal_test") == "b gone" and "b" not in store.documents()
+
+
+def test_patch_analytics_touches_only_the_given_chunks(store) -> None:
+    add(store, CORPUS)
+    store.write_communities({"a#0": 0, "a#1": 0}, [CommunityRecord(0, 0, 2, ("hub",))])
+    store.write_vectors("spectral", {"a#0": np.ones(2, dtype=np.float32)})
+    store.patch_chunk_analytics(
+        {"b#0": 0}, {"spectral": {"b#0": np.full(2, 0.5, dtype=np.float32)}, "fastrp": {}}
+    )
+    views = {c.id: c.community for c in store.get_chunks(["a#0", "a#1", "b#0"])}
+    assert views == {"a#0": 0, "a#1": 0, "b#0": 0}
+    spectral = store.chunk_vectors("spectral")
+    assert set(spectral) == {"a#0", "b#0"} and np.allclose(spectral["a#0"], 1.0)
+    assert np.allclose(spectral["b#0"], 0.5)
+
+
 @pytest.mark.neo4j
 def test_neo4j_collections_are_separate_graphs(neo4j_config) -> None:
     """Two collections in one database: own tokens, own PageRank, own projections; clearing

@@ -1,0 +1,128 @@
+"""Capacity model: what a collection of N chunks needs, extrapolated from measured sizes.
+
+    python bench/capacity_model.py            # needs NEO4J_URI/NEO4J_PASSWORD for GDS
+    python bench/capacity_model.py --chunks 1000000,10000000
+
+Inputs are the measured sizes in bench/out/scale-*.json (and bench/out/ingest-2wiki-dev.json):
+graph counts (tokens, CO_OCCURS, RELATED), store size, ingest and embedding seconds. Each
+count is fitted as a power law c·chunks^b through the smallest and largest measured size
+(vocabulary grows sublinearly; with one size the exponent is 1, an upper bound). GDS's
+own estimator (`gds.graph.project.estimate`) then gives each projection's heap for the
+extrapolated node and relationship counts. Vector memory is the index's formula (float32
+vectors, plus HNSW links when the index is approximate). Output: bench/out/capacity.json
+and a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+OUT = REPO / "bench" / "out"
+DIMENSION = 384  # all-MiniLM-L6-v2
+HNSW_LINKS = 32  # neighbours per vector in an HNSW graph (faiss M): 2·M int32 ids each
+
+
+def measured_points() -> list[dict[str, Any]]:
+    """(chunks, tokens, co-occurrence pairs, related pairs, store MB, seconds) per size."""
+    points = []
+    ingest = OUT / "ingest-2wiki-dev.json"
+    if ingest.exists():
+        for r in json.loads(ingest.read_text())["results"]:
+            s = r["status"]
+            points.append(
+                {
+                    "source": f"ingest-2wiki-dev ({r['backend']})",
+                    "chunks": s["chunks"],
+                    "tokens": s["tokens"],
+                    "co_occurs": s["edges"]["CO_OCCURS"],
+                    "related": s["edges"]["RELATED"],
+                    "ingest_seconds": r["ingest_seconds"],
+                    "embed_only_seconds": r["embedding_only_seconds"],
+                }
+            )
+    for path in sorted(OUT.glob("scale-*.json")):
+        report = json.loads(path.read_text())
+        for size in report["sizes"]:
+            if "tokens" in size:
+                points.append({"source": path.name, **size})
+    return points
+
+
+def power_law(points: list[dict[str, Any]], key: str) -> tuple[float, float]:
+    usable = sorted((p for p in points if p.get(key)), key=lambda p: p["chunks"])
+    small, large = usable[0], usable[-1]
+    if large["chunks"] == small["chunks"]:
+        return small[key] / small["chunks"], 1.0
+    b = math.log(large[key] / small[key]) / math.log(large["chunks"] / small["chunks"])
+    return small[key] / small["chunks"] ** b, b
+
+
+def model(chunk_counts: list[int], store: Any | None) -> dict[str, Any]:
+    from graph.neo4j.capacity import estimate_graph
+
+    points = measured_points()
+    fits = {k: power_law(points, k) for k in ("tokens", "co_occurs", "related")}
+    seconds_per_chunk = max(p["ingest_seconds"] / p["chunks"] for p in points)
+    embed_share = max(p["embed_only_seconds"] / p["ingest_seconds"] for p in points)
+    rows = []
+    for n in chunk_counts:
+        tokens, pairs, related = (round(c * n**b) for c, b in fits.values())
+        row: dict[str, Any] = {
+            "chunks": n,
+            "tokens": tokens,
+            "co_occurs_pairs": pairs,
+            "related_pairs": related,
+            "vectors_flat_mb": round(n * DIMENSION * 4 / 2**20),
+            "vectors_hnsw_mb": round(n * (DIMENSION * 4 + 2 * HNSW_LINKS * 4) / 2**20),
+            "ingest_hours_cpu": round(n * seconds_per_chunk / 3600, 1),
+        }
+        if store is not None:
+            # the token projection keeps pairs of weight >= 2; all pairs is the upper bound
+            row["gds_tokens_mb"] = round(estimate_graph(store, tokens, 2 * pairs)[1] / 2**20)
+            row["gds_chunks_mb"] = round(estimate_graph(store, n, 2 * related)[1] / 2**20)
+        rows.append(row)
+    return {
+        "measured": points,
+        "fits": {k: {"c": c, "b": round(b, 3)} for k, (c, b) in fits.items()},
+        "embedding_share_of_ingest": round(embed_share, 3),
+        "rows": rows,
+    }
+
+
+def markdown(report: dict[str, Any]) -> str:
+    cols = list(report["rows"][0])
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(f"{r[c]:,}" for c in cols) + " |" for r in report["rows"]]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chunks", default="1000000,10000000")
+    parser.add_argument("--no-neo4j", action="store_true", help="skip the GDS estimates")
+    args = parser.parse_args()
+    counts = [int(x) for x in args.chunks.split(",")]
+    store = None
+    if not args.no_neo4j:
+        from app.settings import Settings
+        from graph.neo4j.store import Neo4jStore
+
+        store = Neo4jStore(Settings(backend="neo4j").neo4j, "default")
+    try:
+        report = model(counts, store)
+    finally:
+        if store is not None:
+            store.close()
+    (OUT / "capacity.json").write_text(json.dumps(report, indent=1) + "\n")
+    print(markdown(report))
+
+
+if __name__ == "__main__":
+    main()

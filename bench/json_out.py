@@ -1,0 +1,16 @@
+"""How the benchmark scripts hand back a result: JSON on stdout, and in `--out` if given
+(bench/out/*.json are the committed figures the README quotes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def emit(result: dict[str, Any], out: Path | None) -> None:
+    text = json.dumps(result, indent=2)
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n")
+    print(text)

@@ -1,0 +1,287 @@
+"""Scale benchmark: ingest, change and query cost as distractors grow around 2wiki-dev.
+
+    python bench/scale_bench.py --backend embedded --sizes 10000,50000,200000
+    python bench/scale_bench.py --plot        # bench/out/scale.png from the JSON files
+
+Each size is a folder holding a copy of 2wiki-dev's corpus.jsonl plus pages of Debian's
+documentation packages (bench/scale_corpus.py: the Linux kernel and Python docs) up to
+about that many chunks in all; 2wiki-dev's questions then measure recall while the
+distractors grow. A size runs in a child process of its own (peak RSS is that size's):
+
+1. the embedding-only baseline: every chunk of the folder embedded once with the ingest's
+   model and batch size (chunking is not timed);
+2. a fresh ingest into the collection `bench-scale-<size>` (only that collection is
+   rebuilt; it lives under the benchmark's own data dir);
+3. a one-document change: one 2wiki passage edited, re-ingested, timed; then restored;
+4. the 2wiki-dev questions in each mode: p50/p95 latency (after one warm-up) and R@5.
+
+Output: bench/out/scale-<backend>.json, {"backend", "sources", "sizes": [...]} with each
+size shaped as the scale issue asks. The machine's load average is recorded beside each
+size, since latencies on a shared machine are only indicative.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+import scale_corpus  # noqa: E402
+
+DATASET = REPO.parent / "shared" / "datasets" / "2wiki-dev"
+MODES = ("default", "tigrag", "spectrag", "dense", "bm25", "hybrid")
+QUESTIONS = 200
+
+
+def build_folder(root: Path, size: int, cache: Path, base_chunks: int) -> Path:
+    """The size's corpus folder: a copy of 2wiki-dev's corpus and links to its pages."""
+    folder = root / f"size-{size}"
+    if folder.exists():
+        shutil.rmtree(folder)
+    (folder / "2wiki").mkdir(parents=True)
+    shutil.copyfile(DATASET / "corpus.jsonl", folder / "2wiki" / "corpus.jsonl")
+    chosen = scale_corpus.select(scale_corpus.pages(cache), max(size - base_chunks, 0))
+    for i, page in enumerate(chosen):
+        link = folder / "pages" / page.package / f"{i:06d}-{Path(page.path).name}"
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(page.path)
+    return folder
+
+
+def _percentile(values: list[float], q: float) -> float:
+    from app.eval.metrics import percentile
+
+    return round(percentile(values, q), 2)
+
+
+def _du_mb(*paths: Path) -> float:
+    total = 0
+    for path in paths:
+        for f in path.rglob("*") if path.is_dir() else [path]:
+            if f.is_file() and not f.is_symlink():
+                total += f.stat().st_size
+    return round(total / 2**20, 1)
+
+
+def edit_one_passage(corpus: Path, restore: str | None = None) -> str:
+    """Append a sentence to the first passage (or put `restore` back); returns the old file."""
+    text = corpus.read_text()
+    if restore is not None:
+        corpus.write_text(restore)
+        return text
+    first, rest = text.split("\n", 1)
+    record = json.loads(first)
+    record["text"] += " This passage was edited by the scale benchmark."
+    corpus.write_text(json.dumps(record) + "\n" + rest)
+    return text
+
+
+def measure(size: int, backend: str, data_dir: Path, cache: Path, modes: list[str]) -> dict:
+    """One size, in this (child) process."""
+    from app.engine import Engine
+    from app.eval.metrics import recall_at_k
+    from app.services import index_dir, open_store
+    from app.settings import Settings
+    from ingest.chunkers import chunk_document
+    from ingest.identity import document_id, passage_key
+    from ingest.loaders import LoadedDocument, scan
+    from ingest.models import IngestModels
+    from ingest.runner import embedding_text, run_ingest
+
+    settings = Settings(backend=backend, data_dir=data_dir, collection=f"bench-scale-{size}")
+    models = IngestModels(settings.ingest.models)
+    models.embedder.encode(["warm up"])
+    count = models.count_tokens
+    base = sum(
+        len(chunk_document(d, settings.ingest.chunking, count))
+        for d in scan(DATASET / "corpus.jsonl", settings.ingest.max_file_bytes)
+        if isinstance(d, LoadedDocument)
+    )
+    folder = build_folder(data_dir / "corpora", size, cache, base)
+    docs = [
+        d for d in scan(folder, settings.ingest.max_file_bytes) if isinstance(d, LoadedDocument)
+    ]
+    texts = [
+        embedding_text(d.title, p.section_path, p.text)
+        for d in docs
+        for p in chunk_document(d, settings.ingest.chunking, count)
+    ]
+    print(f"size {size}: {len(docs)} documents, {len(texts)} chunks; embedding only", flush=True)
+    t0 = time.perf_counter()
+    models.embedder.encode(texts)
+    embed_only = time.perf_counter() - t0
+    del texts
+
+    from rich.console import Console
+
+    from app.progress import RichProgress
+
+    with open_store(settings, rebuild=True) as store:
+        t0 = time.perf_counter()
+        with RichProgress(Console(stderr=True)) as progress:
+            run_ingest(
+                folder,
+                store,
+                settings.ingest,
+                settings.algorithms,
+                index_dir(settings),
+                models=models,
+                progress=progress,
+                rebuild=True,
+            )
+        ingest_seconds = time.perf_counter() - t0
+        corpus = folder / "2wiki" / "corpus.jsonl"
+        original = edit_one_passage(corpus)
+        t0 = time.perf_counter()
+        run_ingest(
+            folder, store, settings.ingest, settings.algorithms, index_dir(settings), models=models
+        )
+        change_seconds = time.perf_counter() - t0
+        edit_one_passage(corpus, restore=original)
+        run_ingest(
+            folder, store, settings.ingest, settings.algorithms, index_dir(settings), models=models
+        )
+        status = store.status().as_dict()
+
+    questions = [json.loads(line) for line in (DATASET / "questions.jsonl").open()][:QUESTIONS]
+    source = os.path.abspath(corpus)
+    engine = Engine(settings)
+    p50: dict[str, float] = {}
+    p95: dict[str, float] = {}
+    recall: dict[str, float] = {}
+    try:
+        for mode in modes:
+            retriever = engine.retriever(mode)
+            retriever.retrieve(questions[0]["question"])
+            latencies, hits = [], []
+            for q in questions:
+                gold = [
+                    document_id(settings.collection, passage_key(source, g)) for g in q["gold_ids"]
+                ]
+                t0 = time.perf_counter()
+                result = retriever.retrieve(q["question"])
+                latencies.append((time.perf_counter() - t0) * 1000)
+                hits.append(recall_at_k(result.doc_ranking(), gold, 5))
+            p50[mode], p95[mode] = _percentile(latencies, 50), _percentile(latencies, 95)
+            recall[mode] = round(100 * sum(hits) / len(hits), 1)
+            print(f"size {size} {mode}: R@5 {recall[mode]} p50 {p50[mode]} ms", flush=True)
+    finally:
+        engine.close()
+    store_paths = [settings.collection_dir]
+    if backend == "neo4j" and os.environ.get("NEO4J_RUN_DIR"):  # the whole database
+        store_paths.append(Path(os.environ["NEO4J_RUN_DIR"]) / "data" / "databases")
+    return {
+        "chunks": status["chunks"],
+        "documents": status["documents"],
+        "tokens": status["tokens"],
+        "co_occurs": status["edges"].get("CO_OCCURS", 0),
+        "related": status["edges"].get("RELATED", 0),
+        "ingest_seconds": round(ingest_seconds, 1),
+        "embed_only_seconds": round(embed_only, 1),
+        "ingest_over_embed": round(ingest_seconds / embed_only, 2),
+        "peak_rss_mb": round(
+            max(
+                resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+            )
+            / 1024,
+            1,
+        ),
+        "store_mb": _du_mb(*store_paths),
+        "one_doc_change_seconds": round(change_seconds, 2),
+        "one_doc_change_share": round(change_seconds / ingest_seconds, 4),
+        "query_p50_ms": p50,
+        "query_p95_ms": p95,
+        "recall@5": recall,
+        "load_average": os.getloadavg()[0],
+    }
+
+
+def plot(out_dir: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    for path in sorted(out_dir.glob("scale-*.json")):
+        report = json.loads(path.read_text())
+        sizes = sorted(report["sizes"], key=lambda s: s["chunks"])
+        xs = [s["chunks"] for s in sizes]
+        backend = report["backend"]
+        left.plot(xs, [s["ingest_seconds"] for s in sizes], "o-", label=f"{backend} ingest")
+        left.plot(
+            xs, [s["embed_only_seconds"] for s in sizes], "x--", label=f"{backend} embed only"
+        )
+        right.plot(xs, [s["query_p50_ms"]["default"] for s in sizes], "o-", label=f"{backend} p50")
+        right.plot(xs, [s["recall@5"]["default"] for s in sizes], "s:", label=f"{backend} R@5")
+    left.set(xscale="log", yscale="log", xlabel="chunks", ylabel="seconds", title="Ingest")
+    right.set(xscale="log", xlabel="chunks", title="Default mode: p50 ms and R@5 %")
+    for ax in (left, right):
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    target = out_dir / "scale.png"
+    fig.savefig(target, dpi=110)
+    return target
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--backend", default="embedded", choices=["embedded", "neo4j"])
+    parser.add_argument("--sizes", default="10000,50000,200000")
+    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--cache", type=Path, default=scale_corpus.DEFAULT_CACHE)
+    parser.add_argument("--data-dir", type=Path, default=REPO / ".neorag" / "bench-scale")
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--plot", action="store_true", help="only redraw bench/out/scale.png")
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    out_dir = REPO / "bench" / "out"
+    if args.plot:
+        print(plot(out_dir))
+        return
+    modes = args.modes.split(",")
+    if args.child:
+        result = measure(args.child, args.backend, args.data_dir, args.cache, modes)
+        args.result.write_text(json.dumps(result))
+        return
+    sources = scale_corpus.fetch(args.cache)
+    scale_corpus.pages(args.cache)
+    out = args.out or out_dir / f"scale-{args.backend}.json"
+    report: dict[str, Any] = {"backend": args.backend, "sources": sources, "sizes": []}
+    if out.exists():
+        report["sizes"] = json.loads(out.read_text()).get("sizes", [])
+    for size in (int(s) for s in args.sizes.split(",")):
+        result_file = args.data_dir / f"result-{args.backend}-{size}.json"
+        result_file.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [sys.executable, __file__, "--child", str(size), "--backend", args.backend,
+             "--cache", str(args.cache), "--data-dir", str(args.data_dir), "--modes", args.modes,
+             "--result", str(result_file)],
+            check=True,
+        )  # fmt: skip
+        result = {"target_chunks": size, **json.loads(result_file.read_text())}
+        report["sizes"] = [s for s in report["sizes"] if s.get("target_chunks") != size]
+        report["sizes"].append(result)
+        report["sizes"].sort(key=lambda s: s["target_chunks"])
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=1) + "\n")
+        print(json.dumps(result))
+    print(plot(out_dir))
+
+
+if __name__ == "__main__":
+    main()

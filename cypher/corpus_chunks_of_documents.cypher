@@ -1,0 +1,8 @@
+// The chunks of the given documents with the facts the chunk-graph edge builders need.
+MATCH (c:Chunk {collection: $collection}) WHERE c.doc_id IN $doc_ids
+OPTIONAL MATCH (c)-[m:MENTIONS]->(e:Entity)
+WITH c, collect(CASE WHEN e IS NULL THEN NULL ELSE [e.name, e.label, m.count] END) AS entities
+RETURN c.id AS id, c.doc_id AS doc_id, c.ordinal AS ordinal, c.title AS title, c.text AS text,
+       c.section_path AS section_path, c.n_tokens AS n_tokens, c.embedding AS embedding,
+       c.links AS links, c.questions AS questions, entities
+ORDER BY doc_id, ordinal

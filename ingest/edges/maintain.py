@@ -1,0 +1,208 @@
+"""Keep the stored chunk edges equal to a full build of the stored corpus, at the cost of the
+change: an update when the journal describes the change, a full build otherwise.
+
+A full build happens when nothing was built yet, the edge configuration or builder version
+changed, something changed the store without journaling it (the digests disagree), the
+change is large, or a rounded corpus size moved (`kinds.full_build_needed`). Either way the
+edges, the per-chunk states, the new `EdgeState` and the emptied journal are written in one
+transaction.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from graph.base import GraphStore
+from graph.types import ChunkEdge, ChunkEdgeChange
+from ingest.config import EdgeConfig
+from ingest.edges import kinds as all_kinds
+from ingest.edges.corpus import CorpusChange, EdgeCorpus
+from ingest.edges.journal import (
+    FULL_BUILD_SHARE,
+    JOURNAL_KEY,
+    STATE_KEY,
+    EdgeJournal,
+    EdgeState,
+    config_digest,
+    digest_sum,
+)
+from ingest.edges.model import KindChange
+from ingest.edges.stored import ChunkState, StoredEdges, StoredStates, encode_state
+from ingest.edges.topk import StateMissing
+from ingest.tokens import Analyzer
+
+
+@dataclass(slots=True)
+class EdgeRefresh:
+    """What the edge stage did: `mode` is "full", "update" or "current" (nothing to do)."""
+
+    mode: str
+    reason: str = ""
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    written: int = 0
+    deleted: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def pending(store: GraphStore) -> bool:
+    """Whether the journal holds a change the stored edges do not reflect yet."""
+    return not EdgeJournal.load(store).empty
+
+
+def refresh_chunk_edges(
+    store: GraphStore, cfg: EdgeConfig, analyzer: Analyzer, *, force: bool = False
+) -> EdgeRefresh:
+    t0 = time.perf_counter()
+    state, journal = EdgeState.load(store), EdgeJournal.load(store)
+    docs = store.documents()
+    reason = _why_full(state, journal, docs, cfg, analyzer, force)
+    if reason is None and journal.empty:
+        return EdgeRefresh("current")
+    chunks = store.corpus()
+    seconds = {"read": round(time.perf_counter() - t0, 3)}
+    if reason is None:
+        assert state is not None
+        states = StoredStates(store)
+        states.load(c.id for c in chunks)
+        known = {
+            c.id: terms
+            for c in chunks
+            if c.doc_id not in journal.docs and (terms := states.state(c.id).terms) is not None
+        }
+        change = CorpusChange(
+            EdgeCorpus(chunks, analyzer, known), set(journal.docs), journal.removed
+        )
+        reason = _why_not_local(change, state)
+        if reason is None:
+            try:
+                return _update(store, change, cfg, analyzer, docs, states, seconds)
+            except StateMissing as exc:
+                reason = str(exc)
+    return _full(store, EdgeCorpus(chunks, analyzer), cfg, analyzer, docs, reason, seconds)
+
+
+def _why_full(
+    state: EdgeState | None,
+    journal: EdgeJournal,
+    docs: dict,
+    cfg: EdgeConfig,
+    analyzer: Analyzer,
+    force: bool,
+) -> str | None:
+    if force:
+        return "forced"
+    if state is None:
+        return "no stored edge state"
+    if state.config != config_digest(cfg, analyzer):
+        return "edge configuration or builder version changed"
+    if journal.overflow:
+        return "large change"
+    if not journal.consistent(state, docs):
+        return "documents changed without a journal entry"
+    return None
+
+
+def _why_not_local(change: CorpusChange, state: EdgeState) -> str | None:
+    old_chunks = change.old_count(len(change.corpus), lambda c: True, lambda r: True)
+    if old_chunks != state.chunks:
+        return f"journal accounts for {old_chunks} chunks, the build had {state.chunks}"
+    if len(change.added) + len(change.removed) > FULL_BUILD_SHARE * max(len(change.corpus), 1):
+        return "large change"
+    return all_kinds.full_build_needed(change)
+
+
+def _new_state(cfg: EdgeConfig, analyzer: Analyzer, docs: dict, chunks: int) -> dict[str, str]:
+    state = EdgeState(config_digest(cfg, analyzer), digest_sum(docs.values()), chunks)
+    return {STATE_KEY: state.dumps(), JOURNAL_KEY: ""}
+
+
+def _full(
+    store: GraphStore,
+    corpus: EdgeCorpus,
+    cfg: EdgeConfig,
+    analyzer: Analyzer,
+    docs: dict,
+    reason: str,
+    seconds: dict[str, float],
+) -> EdgeRefresh:
+    t0 = time.perf_counter()
+    built = all_kinds.build_all(corpus, cfg, analyzer)
+    states = all_kinds.states_of_build(built, corpus)
+    seconds["build"] = round(time.perf_counter() - t0, 3)
+    edges = [e for kind in built.values() for e in kind.edges()]
+    t0 = time.perf_counter()
+    store.apply_chunk_edge_change(
+        ChunkEdgeChange(
+            replace_all=True,
+            write=edges,
+            states={cid: encode_state(s) for cid, s in states.items()},
+            meta=_new_state(cfg, analyzer, docs, len(corpus)),
+        )
+    )
+    seconds["write"] = round(time.perf_counter() - t0, 3)
+    return EdgeRefresh(
+        "full", reason, added=[c.id for c in corpus.chunks], written=len(edges), seconds=seconds
+    )
+
+
+def _update(
+    store: GraphStore,
+    change: CorpusChange,
+    cfg: EdgeConfig,
+    analyzer: Analyzer,
+    docs: dict,
+    states: StoredStates,
+    seconds: dict[str, float],
+) -> EdgeRefresh:
+    t0 = time.perf_counter()
+    stored = StoredEdges(store)
+    changes = all_kinds.update_all(change, cfg, analyzer, stored, states)
+    seconds["update"] = round(time.perf_counter() - t0, 3)
+    new_states = _merged_states(changes, change, states)
+    gone = sorted(set(change.removed) - set(change.corpus.by_id))
+    deleted = [(kind, s, d) for kind, ch in changes.items() for s, d in sorted(ch.deleted)]
+    written = [
+        ChunkEdge(kind, s, d, w)
+        for kind, ch in changes.items()
+        for (s, d), w in sorted(ch.written.items())
+    ]
+    t0 = time.perf_counter()
+    store.apply_chunk_edge_change(
+        ChunkEdgeChange(
+            delete=deleted,
+            write=written,
+            states={cid: encode_state(s) for cid, s in new_states.items()},
+            drop_states=gone,
+            meta=_new_state(cfg, analyzer, docs, len(change.corpus)),
+        )
+    )
+    seconds["write"] = round(time.perf_counter() - t0, 3)
+    return EdgeRefresh(
+        "update",
+        added=sorted(change.added_ids),
+        removed=gone,
+        written=len(written),
+        deleted=len(deleted),
+        seconds=seconds,
+    )
+
+
+def _merged_states(
+    changes: dict[str, KindChange], change: CorpusChange, states: StoredStates
+) -> dict[str, ChunkState]:
+    """New chunks get a fresh state; recomputed survivors keep their other kinds' keys."""
+    touched = {cid for ch in changes.values() for cid in ch.kth} | change.added_ids
+    out: dict[str, ChunkState] = {}
+    for cid in sorted(touched):
+        if cid in change.added_ids:
+            merged = ChunkState(terms=all_kinds.state_terms(change.corpus, cid))
+        else:
+            old = states.state(cid)
+            merged = ChunkState(dict(old.kth), old.terms)
+        for kind, ch in changes.items():
+            if cid in ch.kth:
+                merged.kth[kind] = ch.kth[cid]
+        out[cid] = merged
+    return out
