@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from app.engine import Engine
+from app.retrieval.bridge_graph import bridge_graph
 from app.services import index_dir, store_path
 from app.settings import Settings
 from graph.embedded.store import EmbeddedStore
@@ -144,4 +145,34 @@ def test_backends_return_the_same_top5(pair: Pair) -> None:
         ]
         same += set(tops[0]) == set(tops[1])
     assert len(pair.questions) >= 20
+    assert same / len(pair.questions) >= 0.9, f"{same}/{len(pair.questions)}"
+
+
+def test_bridge_graph_is_the_same_on_both_backends(pair: Pair) -> None:
+    """The bridge walk's graph comes from the store interface: both stores give one graph."""
+    engines = [
+        Engine(pair.settings["embedded"], store=pair.embedded),
+        Engine(pair.settings["neo4j"], store=pair.neo4j),
+    ]
+    cfg = engines[0].settings.retrieval.bridge
+    graphs = [bridge_graph(e, cfg.max_name_words, cfg.capitalised) for e in engines]
+    assert len(graphs[0].names) > 100
+    assert graphs[0].chunk_ids == graphs[1].chunk_ids
+    assert graphs[0].names == graphs[1].names
+    assert (graphs[0].mentions != graphs[1].mentions).nnz == 0
+    assert (graphs[0].titles != graphs[1].titles).nnz == 0
+
+
+def test_backends_return_the_same_default_top5(pair: Pair) -> None:
+    engines = [
+        Engine(pair.settings["embedded"], store=pair.embedded),
+        Engine(pair.settings["neo4j"], store=pair.neo4j),
+    ]
+    same = 0
+    for q in pair.questions:
+        tops = [
+            [s.chunk_id for s in e.retriever("default").retrieve(q["question"]).ranking[:5]]
+            for e in engines
+        ]
+        same += tops[0] == tops[1]
     assert same / len(pair.questions) >= 0.9, f"{same}/{len(pair.questions)}"

@@ -1,5 +1,5 @@
-"""Retrieval modes by name. `default` is the combination the evaluation harness measured best
-(see README, Results)."""
+"""Retrieval modes by name. `default` fuses the modes `RetrievalConfig.default_parts` names,
+the combination the evaluation harness measured best (see README, Results)."""
 
 from __future__ import annotations
 
@@ -14,16 +14,23 @@ if TYPE_CHECKING:
 
 def _registry() -> dict[str, type[Retriever]]:
     from app.retrieval.baselines import Bm25Retriever, DenseRetriever, HybridRetriever
-    from app.retrieval.composed import TigragLiteragRetriever, TigragSpectragRetriever
+    from app.retrieval.bridge import BridgeRetriever
+    from app.retrieval.composed import (
+        DefaultRetriever,
+        TigragLiteragRetriever,
+        TigragSpectragRetriever,
+    )
     from app.retrieval.literag import LiteragRetriever
     from app.retrieval.spectrag import SpectragRetriever
     from app.retrieval.tigrag import TigragRetriever
 
     return {
+        "default": DefaultRetriever,
         "tigrag": TigragRetriever,
         "spectrag": SpectragRetriever,
         "tigrag-spectrag": TigragSpectragRetriever,
         "literag": LiteragRetriever,
+        "bridge": BridgeRetriever,
         "tigrag+literag": TigragLiteragRetriever,
         "dense": DenseRetriever,
         "bm25": Bm25Retriever,
@@ -31,19 +38,12 @@ def _registry() -> dict[str, type[Retriever]]:
     }
 
 
-DEFAULT_MODE = "tigrag+literag"
-
-
 def mode_names() -> list[str]:
-    return ["default", *_registry()]
+    return list(_registry())
 
 
 def build_retriever(mode: str, engine: Engine) -> Retriever:
     registry = _registry()
-    name = DEFAULT_MODE if mode == "default" else mode
-    if name not in registry:
+    if mode not in registry:
         raise NeoragError(f"unknown mode {mode!r}; choose one of {', '.join(mode_names())}")
-    retriever = registry[name](engine)
-    if mode == "default":
-        retriever.name = "default"
-    return retriever
+    return registry[mode](engine)

@@ -5,7 +5,10 @@
 - `tigrag+literag`: reciprocal-rank fusion of TIGRAG (token-graph PPR, title links, entity
   hops) and LiteRAG (anchors and thresholded chunk-graph expansion), with LiteRAG's
   reasoning chains. The two find different second hops; fused they beat either alone on
-  average over the three evaluation sets (README, Results), so this is `default`.
+  average over the three evaluation sets.
+- `default`: reciprocal-rank fusion of the modes named in `RetrievalConfig.default_parts`
+  (README, Results, says which and why), with LiteRAG's reasoning chains when LiteRAG is
+  one of them.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.retrieval.base import Query, RetrievalResult, Retriever, ScoredChunk, Trace
+from app.retrieval.bridge import BridgeRetriever
 from app.retrieval.fusion import rrf
 from app.retrieval.literag import LiteragRetriever
 from app.retrieval.selection import budgeted
@@ -59,3 +63,42 @@ class TigragLiteragRetriever(Retriever):
 
     def _finish(self, query: Query, result: RetrievalResult) -> None:
         self.literag._finish(query, result)
+
+
+FUSABLE: dict[str, type[Retriever]] = {
+    "tigrag": TigragRetriever,
+    "literag": LiteragRetriever,
+    "bridge": BridgeRetriever,
+}
+
+
+class DefaultRetriever(Retriever):
+    """RRF over the configured parts, each `FUSION_DEPTH` deep."""
+
+    name = "default"
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        self._parts: dict[str, Retriever] = {}
+
+    def _part(self, name: str) -> Retriever:
+        if name not in self._parts:
+            self._parts[name] = FUSABLE[name](self.engine)
+        part = self._parts[name]
+        part.cfg = self.cfg  # UI overrides apply to every part
+        return part
+
+    def _retrieve(self, query: Query, trace: Trace, k: int) -> list[ScoredChunk]:
+        rankings = {
+            name: [(s.chunk_id, s.score) for s in self._part(name)._retrieve(query, trace, k)]
+            for name in self.cfg.default_parts
+        }
+        with trace.step("fusion", method="rrf", k=self.cfg.fusion.rrf_k, parts=list(rankings)):
+            return rrf(
+                {name: ranking[:FUSION_DEPTH] for name, ranking in rankings.items()},
+                self.cfg.fusion.rrf_k,
+            )
+
+    def _finish(self, query: Query, result: RetrievalResult) -> None:
+        if "literag" in self.cfg.default_parts:
+            self._part("literag")._finish(query, result)

@@ -68,8 +68,43 @@ class LiteragConfig(BaseModel):
     fuzzy_min_ratio: float = Field(0.85, ge=0.0, le=1.0)
 
 
+class BridgeConfig(BaseModel):
+    """`bridge`: personalised PageRank over the passage–name graph, restarted from the
+    question's dense passage scores and the names it contains (HippoRAG 2's passage nodes,
+    with names the corpus knows in place of LLM-extracted triples)."""
+
+    temperature: float = Field(
+        0.02, gt=0.0, description="restart ∝ exp(cos / T) over the best dense passages"
+    )
+    restart_depth: int = Field(100, ge=1, description="dense passages in the restart vector")
+    name_share: float = Field(
+        0.3, ge=0.0, description="weight of the question's own names (∝ 1/df) in the restart"
+    )
+    damping: float = Field(0.85, gt=0.0, lt=1.0, description="probability of walking on")
+    iterations: int = Field(15, ge=1)
+    title_boost: float = Field(
+        3.0, ge=0.0, description="a name leads to the passages it titles (1 + boost)× as often"
+    )
+    min_df: int = Field(
+        1, ge=1, description="names in fewer chunks than this carry no mass out of a chunk"
+    )
+    max_name_share: float = Field(
+        1.0, gt=0.0, le=1.0, description="names in more than this share of chunks are no bridge"
+    )
+    capitalised: bool = Field(
+        False, description="link a chunk to a name only where its text writes it capitalised"
+    )
+    max_name_words: int = Field(6, ge=1)
+    depth: int = Field(100, ge=1, description="passages in the ranking")
+
+
 class RetrievalConfig(BaseModel):
     default_mode: str = "default"
+    default_parts: tuple[Literal["tigrag", "literag", "bridge"], ...] = Field(
+        ("tigrag", "bridge"),
+        min_length=1,
+        description="the modes `default` fuses by RRF (before the bridge mode: tigrag, literag)",
+    )
     top_k: int = Field(5, ge=1)
     max_question_chars: int = Field(2000, ge=16)
     query_encoder: Literal["onnx", "torch"] = Field(
@@ -79,3 +114,4 @@ class RetrievalConfig(BaseModel):
     tigrag: TigragConfig = Field(default_factory=TigragConfig)
     spectrag: SpectragConfig = Field(default_factory=SpectragConfig)
     literag: LiteragConfig = Field(default_factory=LiteragConfig)
+    bridge: BridgeConfig = Field(default_factory=BridgeConfig)

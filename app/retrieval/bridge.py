@@ -1,0 +1,140 @@
+"""`bridge`: personalised PageRank over the passage–name graph (`bridge_graph`), restarted
+from the question's dense passage scores and the names the question contains.
+
+A multi-hop question names its first passage but not its second: "Who is the sibling of the
+actress who played Susan Walker in Miracle on 34th Street?" finds the film's cast list, and
+the passage that answers ("an early screen appearance from Lana Wood, the sister of Natalie
+Wood") shares nothing with the question but the name Natalie Wood, which it shares with the
+cast list. The walk goes passage → name → passage, so mass the question puts on the cast
+list reaches every passage naming someone in it, most of all the passages of rare names.
+
+  restart r: passages ∝ exp(cos(q, c) / T) over the `restart_depth` best dense hits, plus
+             the question's names ∝ 1/df(name), `name_share` of the whole;
+  walk:      passage → name ∝ 1/√df(name) (a rare name is a specific bridge), name →
+             passage uniformly, (1 + title_boost)× towards the passages the name titles (a
+             name leads first to the page about it);
+  scores:    p = (1 − d)·r + d·W·p, `iterations` times from p = r; passages rank by p.
+
+This is an in-process computation on both backends (the graph is built from data every
+store exposes); GDS 2.13's PageRank cannot take weighted restarts.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+from scipy import sparse
+
+from app.retrieval.base import Query, Retriever, ScoredChunk, Trace
+from app.retrieval.bridge_graph import BridgeGraph, bridge_graph
+from app.retrieval.config import BridgeConfig
+
+
+class BridgeWalk:
+    """The walk's two transition matrices for one graph and title boost."""
+
+    def __init__(
+        self, graph: BridgeGraph, title_boost: float, min_df: int = 1, max_share: float = 1.0
+    ) -> None:
+        df = graph.name_df
+        self.df = df
+        # A name in more than max_share of all chunks ("film", "american") is no bridge.
+        self.usable = df <= max_share * max(len(graph.chunk_ids), 1)
+        # With min_df = 2 a name only one chunk contains (which leads nowhere but back) carries
+        # nothing out; at 1 it keeps mass on its chunk, which measured better on MuSiQue.
+        keep = self.usable & (df >= min_df)
+        specific = sparse.diags(np.where(keep, 1.0 / np.sqrt(np.maximum(df, 1.0)), 0.0))
+        weighted = (graph.mentions @ specific).tocsr()
+        out = np.asarray(weighted.sum(axis=1)).ravel()
+        # chunk → name, rows summing to 1 (a chunk without names keeps nothing to send)
+        to_names = sparse.diags(np.divide(1.0, out, out=np.zeros_like(out), where=out > 0))
+        self.chunk_to_name = (to_names @ weighted).T.tocsr().astype(np.float32)
+        towards = (
+            (graph.mentions + title_boost * graph.titles)
+            @ sparse.diags(self.usable.astype(np.float64))
+        ).tocsr()
+        into = np.asarray(towards.sum(axis=0)).ravel()
+        to_chunks = sparse.diags(np.divide(1.0, into, out=np.zeros_like(into), where=into > 0))
+        # name → chunk, columns summing to 1
+        self.name_to_chunk = (towards @ to_chunks).tocsr().astype(np.float32)
+
+    def run(
+        self, chunk_restart: np.ndarray, name_restart: np.ndarray, cfg: BridgeConfig
+    ) -> np.ndarray:
+        """PPR scores of the chunks; both restart vectors are distributions (or zero)."""
+        d = cfg.damping
+        total = chunk_restart.sum() + cfg.name_share * name_restart.sum()
+        if total <= 0:
+            return np.zeros_like(chunk_restart)
+        rc = (chunk_restart / total).astype(np.float32)
+        rn = (cfg.name_share * name_restart / total).astype(np.float32)
+        pc, pn = rc.copy(), rn.copy()
+        for _ in range(cfg.iterations):
+            pc, pn = (
+                (1 - d) * rc + d * (self.name_to_chunk @ pn),
+                (1 - d) * rn + d * (self.chunk_to_name @ pc),
+            )
+        return pc.astype(np.float64)
+
+
+class BridgeRetriever(Retriever):
+    name = "bridge"
+
+    @property
+    def bcfg(self) -> BridgeConfig:
+        return self.cfg.bridge
+
+    def walk(self) -> tuple[BridgeGraph, BridgeWalk]:
+        """The published graph and its transition matrices (built once per title boost and
+        min_df)."""
+        graph = bridge_graph(self.engine, self.bcfg.max_name_words, self.bcfg.capitalised)
+        key = (self.bcfg.title_boost, self.bcfg.min_df, self.bcfg.max_name_share)
+        with _WALK_LOCK:
+            walk = graph.walks.get(key)
+            if walk is None:
+                walk = graph.walks[key] = BridgeWalk(graph, *key)
+        return graph, walk
+
+    def _retrieve(self, query: Query, trace: Trace, k: int) -> list[ScoredChunk]:
+        cfg = self.bcfg
+        with trace.step("bridge graph") as info:
+            graph, walk = self.walk()
+            info.update(chunks=len(graph.chunk_ids), names=len(graph.names))
+        if not graph.chunk_ids:
+            return []
+        with trace.step("dense restart", depth=cfg.restart_depth):
+            hits = self.engine.dense.search(query.embedding, cfg.restart_depth)
+        chunk_restart = np.zeros(len(graph.chunk_ids))
+        cosine = {c: s for c, s in hits}
+        if hits:
+            top = max(s for _, s in hits)
+            for c, s in hits:
+                if (i := graph.chunk_index.get(c)) is not None:
+                    chunk_restart[i] = np.exp((s - top) / cfg.temperature)
+            chunk_restart /= chunk_restart.sum()
+        name_restart = np.zeros(len(graph.names))
+        with trace.step("question names") as info:
+            own = [j for j in graph.names_in(self.engine.analyzer, query.text) if walk.usable[j]]
+            if own:
+                name_restart[own] = 1.0 / np.maximum(walk.df[own], 1.0)
+                name_restart /= name_restart.sum()
+            info["names"] = [graph.names[j] for j in own]
+        with trace.step("bridge ppr", iterations=cfg.iterations, damping=cfg.damping) as info:
+            scores = walk.run(chunk_restart, name_restart, cfg)
+            order = np.lexsort((np.arange(len(scores)), -scores))[: cfg.depth]
+            order = order[scores[order] > 0]
+            info["ranked"] = len(order)
+        trace.candidates = int((scores > 0).sum())
+        return [
+            ScoredChunk(
+                graph.chunk_ids[i],
+                float(scores[i]),
+                {"ppr": float(scores[i])}
+                | ({"cosine": cosine[graph.chunk_ids[i]]} if graph.chunk_ids[i] in cosine else {}),
+            )
+            for i in order
+        ]
+
+
+_WALK_LOCK = threading.Lock()

@@ -1,0 +1,228 @@
+"""The `bridge` mode: name matching, the passage–name walk checked against a dense power
+iteration, and retrieval on a small real index whose second hop only a shared name reaches."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from scipy import sparse
+
+from app.engine import Engine
+from app.overrides import with_overrides
+from app.retrieval.bridge import BridgeWalk
+from app.retrieval.bridge_graph import (
+    BridgeGraph,
+    NameMatcher,
+    bridge_graph,
+    normalise_name,
+    title_name,
+)
+from app.retrieval.config import BridgeConfig
+from app.services import index_dir, store_path
+from app.settings import Settings
+from graph.embedded.store import EmbeddedStore
+from ingest.runner import run_ingest
+from ingest.tokens import Analyzer
+
+# MuSiQue's shape, made small: the question names the film; the answer's passage is about
+# another film and shares only the actress's name with the first.
+PASSAGES = [
+    {
+        "id": "film",
+        "title": "Miracle on 34th Street",
+        "text": "Maureen O'Hara as Doris Walker. John Payne as Fred Gailey. Edmund Gwenn as "
+        "Kris Kringle. Natalie Wood as Susan Walker. Porter Hall as Granville Sawyer.",
+    },
+    {
+        "id": "bridge",
+        "title": "Five Finger Exercise",
+        "text": "The film stars Rosalind Russell and Jack Hawkins, with an early screen "
+        "appearance from Lana Wood, the sister of Natalie Wood.",
+    },
+    {
+        "id": "d1",
+        "title": "Susan Walker (athlete)",
+        "text": "Susan Walker is a retired British sprinter who competed at two Olympic Games.",
+    },
+    {
+        "id": "d2",
+        "title": "Macy's Thanksgiving Day Parade",
+        "text": "The parade on 34th Street in New York City has been held every year since 1924.",
+    },
+    {
+        "id": "d3",
+        "title": "Sibling rivalry",
+        "text": "Sibling rivalry is competition among brothers and sisters, often in childhood.",
+    },
+    {
+        "id": "d4",
+        "title": "Acting families",
+        "text": "Many an actress has a sibling who also acts: sisters who played sisters, "
+        "brothers who played brothers.",
+    },
+    {
+        "id": "d5",
+        "title": "Christmas films",
+        "text": "Christmas films are often remade; the actress who played the girl in one "
+        "version may play the mother in the next.",
+    },
+]
+QUESTION = "Who is the sibling of the actress who played Susan Walker in Miracle on 34th Street?"
+
+
+def test_names_are_normalised() -> None:
+    a = Analyzer()
+    assert normalise_name(a, "The Beatles") == "beatles"
+    assert normalise_name(a, "the") is None
+    assert normalise_name(a, "of 11") is None  # nothing searchable
+    assert title_name(a, "Capote (film)") == "capote"
+    assert title_name(a, "Lothair II") == "lothair ii"
+
+
+def test_matcher_finds_every_known_name_once_per_place() -> None:
+    matcher = NameMatcher({"natalie wood", "wood", "lana wood", "miracle on 34th street"}, 6)
+    words = Analyzer().all_words("Lana Wood, the sister of Natalie Wood, in Miracle on 34th Street")
+    assert matcher.find(words) == [
+        ("lana wood", 0, 2),
+        ("wood", 1, 2),
+        ("natalie wood", 5, 7),
+        ("wood", 6, 7),
+        ("miracle on 34th street", 8, 12),
+    ]
+    assert NameMatcher({"miracle on 34th street"}, 3).find(words) == []  # longer than allowed
+
+
+def _graph(mentions: list[list[int]], titles: list[tuple[int, int]], n_names: int) -> BridgeGraph:
+    rows = [r for r, cols in enumerate(mentions) for _ in cols]
+    cols = [c for cs in mentions for c in cs]
+    shape = (len(mentions), n_names)
+    m = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
+    t = sparse.csr_matrix(
+        (np.ones(len(titles)), ([r for r, _ in titles], [c for _, c in titles])), shape=shape
+    )
+    ids = [f"c{i}" for i in range(len(mentions))]
+    names = [f"n{j}" for j in range(n_names)]
+    return BridgeGraph(
+        (None, None),
+        ids,
+        {c: i for i, c in enumerate(ids)},
+        names,
+        {n: j for j, n in enumerate(names)},
+        m,
+        t,
+        NameMatcher(set(names), 6),
+        False,
+    )
+
+
+def _dense_ppr(g: BridgeGraph, rc: np.ndarray, rn: np.ndarray, cfg: BridgeConfig) -> np.ndarray:
+    """The same walk as one dense (chunks + names) matrix, for comparison."""
+    m = g.mentions.toarray()
+    df = m.sum(axis=0)
+    w = m / np.sqrt(np.maximum(df, 1))
+    out = w.sum(axis=1, keepdims=True)
+    c2n = np.divide(w, out, out=np.zeros_like(w), where=out > 0)
+    towards = m + cfg.title_boost * g.titles.toarray()
+    n2c = towards / towards.sum(axis=0, keepdims=True)
+    n, k = m.shape
+    walk = np.zeros((n + k, n + k))
+    walk[:n, n:] = n2c  # into chunk i from name j
+    walk[n:, :n] = c2n.T  # into name j from chunk i
+    total = rc.sum() + cfg.name_share * rn.sum()
+    r = np.concatenate([rc, cfg.name_share * rn]) / total
+    p = r.copy()
+    for _ in range(cfg.iterations):
+        p = (1 - cfg.damping) * r + cfg.damping * walk @ p
+    return p[:n]
+
+
+def test_walk_matches_a_dense_power_iteration_and_prefers_rare_names() -> None:
+    # c0 (the question's passage) names n0 (rare: c0, c1) and n1 (common: c0, c2, c3, c4);
+    # n2 titles c5 and c1 names it. c6 is unconnected.
+    g = _graph([[0, 1], [0, 2], [1], [1], [1], [2], []], [(5, 2)], 3)
+    cfg = BridgeConfig(title_boost=3.0, iterations=20)
+    walk = BridgeWalk(g, cfg.title_boost)
+    rc = np.array([1.0, 0, 0, 0, 0, 0, 0])
+    rn = np.array([0.0, 0.0, 1.0])
+    scores = walk.run(rc, rn, cfg)
+    np.testing.assert_allclose(scores, _dense_ppr(g, rc, rn, cfg), rtol=1e-5, atol=1e-7)
+    assert scores[1] > scores[2]  # the rare name is the stronger bridge
+    assert scores[5] > scores[2]  # the question's own name leads to the page it titles
+    assert scores[6] == 0.0
+    assert walk.run(np.zeros(7), np.zeros(3), cfg).sum() == 0.0
+
+
+def test_title_boost_sends_a_name_to_its_own_page() -> None:
+    g = _graph([[0], [0], [0]], [(2, 0)], 1)
+    rc = np.array([1.0, 0.0, 0.0])
+    flat = BridgeConfig(title_boost=0.0)
+    boosted = BridgeConfig(title_boost=3.0)
+    s0 = BridgeWalk(g, 0.0).run(rc, np.zeros(1), flat)
+    s3 = BridgeWalk(g, 3.0).run(rc, np.zeros(1), boosted)
+    assert s0[1] == pytest.approx(s0[2])
+    assert s3[2] > 2 * s3[1]
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    tmp = tmp_path_factory.mktemp("bridge")
+    corpus = tmp / "docs" / "corpus.jsonl"
+    corpus.parent.mkdir()
+    corpus.write_text("".join(json.dumps(p) + "\n" for p in PASSAGES), encoding="utf-8")
+    settings = Settings(data_dir=tmp / "data")
+    with EmbeddedStore(store_path(settings)) as store:
+        run_ingest(corpus.parent, store, settings.ingest, settings.algorithms, index_dir(settings))
+    e = Engine(settings)
+    yield e
+    e.close()
+
+
+def _doc_ids(engine: Engine, doc: str) -> str:
+    return next(d for d in engine.store.documents() if d.endswith(doc) or d == doc)
+
+
+def test_graph_links_every_mention_of_a_known_name(engine: Engine) -> None:
+    g = bridge_graph(engine, 6, False)
+    wood = g.name_index["natalie wood"]
+    linked = {g.chunk_ids[i] for i in g.mentions[:, wood].nonzero()[0]}
+    docs = {_doc_ids(engine, "film"), _doc_ids(engine, "bridge")}
+    assert {d for d in docs if any(c.startswith(d + "#") for c in linked)} == docs
+    assert all(any(c.startswith(d + "#") for d in docs) for c in linked)
+    assert bridge_graph(engine, 6, False) is g  # built once per published index
+    found = {g.names[j] for j in g.names_in(engine.analyzer, QUESTION)}
+    assert {"susan walker", "miracle on 34th street"} <= found
+    words = " ".join(engine.analyzer.all_words(QUESTION))
+    assert all(f" {n} " in f" {words} " for n in found)
+
+
+def test_bridge_reaches_the_passage_only_a_shared_name_links(engine: Engine) -> None:
+    dense = engine.retriever("dense").retrieve(QUESTION).doc_ranking()
+    bridge = engine.retriever("bridge").retrieve(QUESTION)
+    ranking = bridge.doc_ranking()
+    film, second = _doc_ids(engine, "film"), _doc_ids(engine, "bridge")
+    assert ranking[0] == film
+    assert ranking.index(second) < dense.index(second)
+    for distractor in ("d4", "d5"):  # close in meaning, no name shared with the cast list
+        assert ranking.index(second) < ranking.index(_doc_ids(engine, distractor))
+    steps = [s.name for s in bridge.trace.steps]
+    assert {"dense restart", "question names", "bridge ppr"} <= set(steps)
+
+
+def test_default_fuses_the_configured_parts(engine: Engine) -> None:
+    result = engine.retriever("default").retrieve(QUESTION)
+    fusion = next(s for s in result.trace.steps if s.name == "fusion")
+    assert fusion.details["parts"] == list(engine.settings.retrieval.default_parts)
+    only = with_overrides(engine.settings, {"retrieval.default_parts": ["bridge"]})
+    e = Engine(only, store=engine.store)
+    alone = e.retriever("bridge").retrieve(QUESTION).doc_ranking()
+    assert e.retriever("default").retrieve(QUESTION).doc_ranking() == alone
+
+
+def test_parts_must_be_fusable_modes() -> None:
+    with pytest.raises(ValueError):
+        Settings(retrieval={"default_parts": ["dense"]})
+    with pytest.raises(ValueError):
+        Settings(retrieval={"default_parts": []})
