@@ -46,6 +46,12 @@ def _pipeline(model: str) -> Language:
     return spacy.load(model)
 
 
+@cache
+def shared_reader(model: str = DEFAULT_MODEL) -> Reader:
+    """The process's reader for a spaCy model (loading one takes seconds)."""
+    return Reader(model)
+
+
 class Reader:
     """One per process (the spaCy pipeline is shared); safe to call from several threads."""
 
