@@ -65,6 +65,7 @@ class Context:
         self.idf = _idf(question.content, passage_words)
         self._index = {e: i for i, e in enumerate(self.evidence)}
         self._profiles: dict[str, Profile] = {}
+        self._partners: dict[int, int] = {}  # sentence -> the sentence leading to its page
 
     def share(self, words: set[str], leave_out: set[str] = frozenset()) -> float:  # type: ignore[assignment]
         """Weighted share of the question's words among `words`."""
@@ -78,6 +79,12 @@ class Context:
 
     def focus(self, e: Evidence) -> float:
         return self.sentence_features[self._index[e]][2]
+
+    def in_partner(self, e: Evidence, key: str) -> bool:
+        """Whether `key` is named by the sentence that leads to `e`'s page (the first hop):
+        that is the bridge, not what the question asks for."""
+        partner = self._partners.get(self._index[e])
+        return partner is not None and f" {key} " in f" {self.texts[partner]} "
 
     def sentence_score(self, e: Evidence) -> float:
         """How likely the sentence is to hold the answer: what it covers of the question
@@ -101,11 +108,14 @@ class Context:
         out = []
         for i, e in enumerate(self.evidence):
             cover = self.share(self.words[i])
-            chain = max(
-                (self.share(self.words[i] | self.words[j]) for j in inbound.get(e.passage, [])),
-                default=cover,
-            )
-            out.append((cover, max(chain, cover), len(focus & self.words[i]) / max(len(focus), 1)))
+            chain, partner = cover, None
+            for j in inbound.get(e.passage, []):
+                joint = self.share(self.words[i] | self.words[j])
+                if joint > chain:
+                    chain, partner = joint, j
+            if partner is not None:
+                self._partners[i] = partner
+            out.append((cover, chain, len(focus & self.words[i]) / max(len(focus), 1)))
         return out
 
     def page(self, key: str) -> list[int]:

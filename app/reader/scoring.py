@@ -12,7 +12,8 @@ to a question word), `head` (the asked-about noun is next to it: "the rock band 
 `bound` (the parse ties it to that noun: apposition, copula), `align` (the wh-word's
 neighbours are its neighbours: "the autonomous community of Murcia"), `title` / `other_title`
 (it names this / another passage), `title_proposed` (it is the page's subject proposed by
-one of its sentences), `long` (words beyond three), and from everywhere it is named
+one of its sentences), `bridge` (the sentence leading to this page names it: the hop, not
+the answer), `long` (words beyond three), and from everywhere it is named
 (`context.Profile`): `mentions`, `describe` (the asked-about noun phrase around it),
 `profile` (the question's words around it or on its own page).
 """
@@ -50,6 +51,7 @@ WEIGHTS: dict[str, float] = {
     "title": 0.0,
     "other_title": 0.0,
     "title_proposed": -0.5,
+    "bridge": -1.0,
     "long": -0.15,
     "mentions": 0.3,
     "describe": 1.0,
@@ -69,6 +71,8 @@ class Scored:
     score: float
     evidence: Evidence
     features: dict[str, float] = field(default_factory=dict)
+    start: int = 0  # token offsets in the sentence (0, 0 for a proposed page title)
+    end: int = 0
 
 
 def content_words(tokens: Doc | Sequence) -> set[str]:
@@ -151,12 +155,13 @@ def span_features(context: Context, parsed: Sequence[tuple[Evidence, Doc]]) -> l
                 "title": float(key == own_key),
                 "other_title": float(key in context.title_keys and key != own_key),
                 "title_proposed": float(proposed),
+                "bridge": float(context.in_partner(sentence, key)),
                 "long": float(max(len(cand.text.split()) - 3, 0)),
                 "mentions": profile.mentions,
                 "describe": profile.describe,
                 "profile": profile.cover,
             }
-            out.append(Scored(cand.text, cand.label, 0.0, sentence, features))
+            out.append(Scored(cand.text, cand.label, 0.0, sentence, features, cand.start, cand.end))
     return out
 
 
