@@ -16,8 +16,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from app.eval.metrics import normalize_answer
 from app.reader import Evidence, Reader, Reading, shared_reader
 from app.retrieval.base import RetrievalResult
@@ -80,28 +78,22 @@ def citations_in(text: str, n_chunks: int) -> list[int]:
 
 
 def evidence_sentences(engine: Engine, result: RetrievalResult) -> list[Evidence]:
-    """Every sentence of the context once (the first chunk that has it keeps it), scored by
-    closeness to the question: cosine of MiniLM embeddings, word overlap, a little rank."""
+    """Every sentence of the context once (the first chunk that has it keeps it), with
+    its word overlap with the question as relevance. No embeddings: the reader weighs
+    sentences by what they and the passages leading to them cover of the question."""
+    q_words = set(engine.analyzer.tokens(result.question))
     seen: set[str] = set()
-    picked: list[tuple[int, str, str, int]] = []  # chunk number, title, sentence, position
+    out: list[Evidence] = []
     for n, chunk in enumerate(result.context, start=1):
         for position, s in enumerate(split_sentences(chunk.text)):
             key = normalize_answer(s)
             if len(s.split()) < 3 or not key or key in seen:
                 continue
             seen.add(key)
-            picked.append((n, chunk.title, s, position))
-    if not picked:
-        return []
-    vectors = engine.encode_queries([s for _, _, s, _ in picked])
-    q_vec = engine.encode_queries([result.question])[0]
-    q_words = set(engine.analyzer.tokens(result.question))
-    out = []
-    for (n, title, s, position), v in zip(picked, vectors, strict=True):
-        overlap = len(set(engine.analyzer.tokens(s)) & q_words) / max(len(q_words), 1)
-        rank_prior = 1.0 / (1.0 + 0.1 * (n - 1))
-        score = float(np.dot(v, q_vec)) + 0.3 * overlap + 0.05 * rank_prior
-        out.append(Evidence(n, title, s, score, position))
+            overlap = len(set(engine.analyzer.tokens(s)) & q_words) / max(len(q_words), 1)
+            out.append(
+                Evidence(n, chunk.title, s, overlap + 0.05 / (1.0 + 0.1 * (n - 1)), position)
+            )
     return out
 
 
@@ -136,12 +128,12 @@ def extractive_answer(
 
 
 def _cited_sentences(reading: Reading, evidence: list[Evidence]) -> list[Evidence]:
+    """The reading's own evidence, then the likeliest sentence of each other chunk."""
     best_of: dict[int, Evidence] = {}
-    for e in evidence:
-        if e.passage not in best_of or e.relevance > best_of[e.passage].relevance:
-            best_of[e.passage] = e
+    for e in reading.ranked or sorted(evidence, key=lambda e: -e.relevance):
+        best_of.setdefault(e.passage, e)
     support = list(dict.fromkeys(reading.evidence))
-    others = [e for e in sorted(best_of.values(), key=lambda e: -e.relevance) if e not in support]
+    others = [e for e in best_of.values() if e not in support]
     chosen = (support + others)[:EXTRACTIVE_SENTENCES]
     return [*support[:1], *sorted(chosen[1:], key=lambda e: (e.passage, e.position))]
 

@@ -36,6 +36,7 @@ class Reading:
     kind: AnswerKind
     evidence: list[Evidence] = field(default_factory=list)  # the first one names `short`
     candidates: list[tuple[str, float]] = field(default_factory=list)  # runners-up, scored
+    ranked: list[Evidence] = field(default_factory=list)  # sentences, likeliest answer first
     how: str = ""
 
 
@@ -78,26 +79,29 @@ class Reader:
         analysis = analyse(q_doc)
         if not evidence:
             return Reading("", analysis.kind)
+        context = Context(analysis, evidence)
+        ranked = sorted(context.evidence, key=lambda e: -context.sentence_score(e))
+        decision = None
         if analysis.kind == "choice":
             decision = choose(analysis, evidence, self.parse)
-            if decision is not None:
-                return Reading(decision.answer, "choice", decision.evidence, how=decision.how)
-        if analysis.kind == "yesno":
+        elif analysis.kind == "yesno":
             decision = yes_or_no(analysis, evidence, self.parse)
-            if decision is not None:
-                return Reading(decision.answer, "yesno", decision.evidence, how=decision.how)
-        context = Context(analysis, evidence)
+        if decision is not None:
+            return Reading(
+                decision.answer, analysis.kind, decision.evidence, ranked=ranked, how=decision.how
+            )
         chosen = self.sentences_to_parse(context)
         parsed = list(zip(chosen, self.parse([e.text for e in chosen]), strict=True))
         scored = score_spans(context, parsed)
         if not scored:
-            return Reading("", "span", how="no candidate span")
+            return Reading("", "span", ranked=ranked, how="no candidate span")
         best = scored[0]
         return Reading(
             _cut(best.text),
             "span",
             [best.evidence],
             [(s.text, round(s.score, 3)) for s in scored[:SHOWN_CANDIDATES]],
+            ranked=ranked,
             how=_explain(best),
         )
 

@@ -136,6 +136,19 @@ def test_answers_with_citations_trace_and_subgraph(
     assert "Ottilie Brand" in assistant_text(at)
 
 
+def test_short_answer_comes_first(monkeypatch: pytest.MonkeyPatch, tiny_index: TinyIndex) -> None:
+    """Without a chat model the reader's short answer leads, bold, with its citation; the
+    cited evidence sentences follow, each once."""
+    at = ask(app_for(monkeypatch, tiny_index.data_dir), "Who made the first ascent of Mount Kell?")
+    last = [m for m in at.chat_message if m.name == "assistant"][-1]
+    first, evidence = last.markdown[0].value, last.markdown[1].value
+    assert first.startswith("**Ottilie Brand**") and "[" in first
+    assert "first ascent of Mount Kell in 1911" in evidence
+    sentences = [s.split("]**]")[-1].strip() for s in evidence.split(":blue-background[")]
+    sentences = [s for s in sentences if s]
+    assert len(sentences) == len(set(sentences))
+
+
 def test_sidebar_knobs_apply_per_question(
     monkeypatch: pytest.MonkeyPatch, tiny_index: TinyIndex
 ) -> None:
