@@ -16,7 +16,6 @@ DEPS := $(CACHE)/deps-$(LOCK_KEY)
 VENV := .venv
 PY := $(VENV)/bin/python
 SITE := lib/python3.11/site-packages
-SAMPLE_DATA ?= .neorag/sample
 
 .PHONY: help install deps run test test-fast lint neo4j-start neo4j-stop neo4j-status neo4j-assemble browser-deps lock bench eval clean
 
@@ -66,9 +65,11 @@ neo4j-status:
 browser-deps:
 	@ops/browser-deps.sh
 
+# The same data dir and collection as the CLI (NEORAG_DATA_DIR, NEORAG_COLLECTION; default
+# .neorag and `default`), so `neorag ask` right after `make run` sees the sample corpus.
 run: install
-	NEORAG_DATA_DIR=$${NEORAG_DATA_DIR:-$(SAMPLE_DATA)} $(PY) -m app.cli ingest sample_corpus
-	NEORAG_DATA_DIR=$${NEORAG_DATA_DIR:-$(SAMPLE_DATA)} $(PY) -m streamlit run streamlit_app.py \
+	$(PY) -m app.cli ingest sample_corpus
+	$(PY) -m streamlit run streamlit_app.py \
 	  --server.address 127.0.0.1 --server.port 8501 --server.headless true --browser.gatherUsageStats false
 
 test: install neo4j-assemble browser-deps

@@ -9,44 +9,49 @@ reported as one line while the sidebar still works, never as a traceback.
 from __future__ import annotations
 
 import streamlit as st
-from pydantic import ValidationError
 
 from app.engine import Engine
-from app.settings import Settings
+from app.settings import Settings, SettingsError, load_settings
 from app.ui.chat import EMPTY_INDEX, render_turn, respond
-from app.ui.sidebar import add_documents, backend_label, controls, status_box
-from graph.errors import NeoragError
+from app.ui.sidebar import add_documents, backend_label, collection_picker, controls, status_box
+from graph.errors import NeoragError, UnknownCollection
 
 MESSAGES = "messages"
 
 
-@st.cache_resource(show_spinner="Opening the index…", max_entries=4)
-def _engine(backend: str, data_dir: str, neo4j_uri: str, _settings: Settings) -> Engine:
-    """One Engine per process and store: the FAISS/BM25 files and the embedding model load
-    once and every session shares them. A failure is not cached, so the next rerun retries
-    (Neo4j may have come up meanwhile)."""
+@st.cache_resource(show_spinner="Opening the index…", max_entries=8)
+def _engine(
+    backend: str, data_dir: str, neo4j_uri: str, collection: str, _settings: Settings
+) -> Engine:
+    """One Engine per process, store and collection: the FAISS/BM25 files and the
+    embedding model load once and every session shares them. A failure is not cached, so
+    the next rerun retries (Neo4j may have come up meanwhile)."""
     return Engine(_settings)
 
 
 def open_engine(settings: Settings) -> tuple[Engine | None, str | None]:
     try:
         engine = _engine(
-            settings.backend, str(settings.data_dir.resolve()), settings.neo4j_uri, settings
+            settings.backend,
+            str(settings.data_dir.resolve()),
+            settings.neo4j_uri,
+            settings.collection,
+            settings,
         )
         engine.refresh()  # pick up a re-ingest by another process
+    except UnknownCollection:
+        return None, None  # a new collection: it exists after its first ingest
     except NeoragError as exc:
         return None, str(exc)
     return engine, None
 
 
-def load_settings() -> Settings | None:
+def settings_or_error() -> Settings | None:
     """Settings from the environment; a bad value is shown as the variable to fix."""
     try:
-        return Settings()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        name = "NEORAG_" + "__".join(str(part) for part in first["loc"]).upper()
-        st.error(f"invalid setting {name}: {first['msg']}")
+        return load_settings()
+    except SettingsError as exc:
+        st.error(str(exc))
         return None
 
 
@@ -56,17 +61,19 @@ def is_empty(engine: Engine | None) -> bool:
 
 def main() -> None:
     st.set_page_config(page_title="neorag", page_icon=":material/hub:", layout="centered")
-    settings = load_settings()
+    settings = settings_or_error()
     if settings is None:
         return
-    engine, error = open_engine(settings)
     with st.sidebar:
         st.title("neorag")
         st.caption("Graph RAG without an LLM at index time.")
-        status_box(settings, engine)
+        settings = collection_picker(settings)
+    engine, error = open_engine(settings)
+    with st.sidebar:
+        status_box(settings, engine, error)
         st.subheader("Retrieval")
         knobs = controls(settings)
-        add_documents(settings, expanded=is_empty(engine))
+        add_documents(settings, expanded=engine is None or is_empty(engine))
         if st.button("Clear conversation", icon=":material/delete_sweep:", width="stretch"):
             st.session_state[MESSAGES] = []
 
@@ -75,7 +82,7 @@ def main() -> None:
     st.caption(f"{name} backend · mode `{knobs.mode}` · top-k {knobs.top_k} · hops {knobs.hops}")
     if error:
         st.error(error)
-    elif is_empty(engine):
+    elif engine is None or is_empty(engine):
         st.info(EMPTY_INDEX, icon=":material/inbox:")
 
     messages: list[dict] = st.session_state.setdefault(MESSAGES, [])

@@ -6,6 +6,7 @@ one-line message and exit status 2, never a traceback.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -19,7 +20,7 @@ import typer
 from rich.console import Console
 
 from app.progress import RichProgress
-from app.settings import Settings
+from app.settings import Settings, load_settings
 from graph.errors import NeoragError
 
 app = typer.Typer(
@@ -31,6 +32,7 @@ app = typer.Typer(
 err = Console(stderr=True, soft_wrap=True)
 out = Console()
 F = TypeVar("F", bound=Callable[..., Any])
+_NO_SPACE = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
 
 
 def friendly(fn: F) -> F:
@@ -45,20 +47,40 @@ def friendly(fn: F) -> F:
         except KeyboardInterrupt:
             err.print("interrupted")
             raise typer.Exit(130) from None
+        except OSError as exc:
+            if exc.errno not in _NO_SPACE:
+                raise
+            where = f" {exc.filename}" if exc.filename else ""
+            err.print(
+                f"[red]error:[/red] cannot write{where}: {exc.strerror} (disk full or a file "
+                "size limit); free space and run the command again — what was written is kept",
+                highlight=False,
+                soft_wrap=True,
+            )
+            raise typer.Exit(2) from None
 
     return wrapper  # type: ignore[return-value]
 
 
-def settings_for(backend: str | None) -> Settings:
-    settings = Settings()
+def settings_for(backend: str | None, collection: str | None = None) -> Settings:
+    """Settings from the environment, with the command line's backend and collection."""
+    overrides: dict[str, Any] = {}
     if backend:
-        settings = settings.model_copy(update={"backend": backend})
-    return settings
+        overrides["backend"] = backend
+    if collection:
+        overrides["collection"] = collection
+    return load_settings(**overrides)
 
 
 BackendOpt = Annotated[
     str | None,
     typer.Option("--backend", "-b", help="embedded or neo4j (default: NEORAG_BACKEND)"),
+]
+CollectionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--collection", "-c", help="the collection to use (default: NEORAG_COLLECTION or default)"
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="machine-readable output")]
 
@@ -73,31 +95,38 @@ def ingest(
         str | None, typer.Option(help="re-ingest on a schedule, e.g. 15m, 1h, 30s")
     ] = None,
     backend: BackendOpt = None,
+    collection: CollectionOpt = None,
 ) -> None:
-    """Index documents (.txt .md .html .pdf corpus.jsonl); only changed ones are re-done."""
+    """Index documents (.txt .md .html .pdf corpus.jsonl) into a collection; only changed
+    ones are re-done, and only documents under PATH can be removed."""
     from app.ingest_command import run_ingest_command
 
-    code = run_ingest_command(settings_for(backend), path, json_out, rebuild, every, out, err)
+    settings = settings_for(backend, collection)
+    code = run_ingest_command(settings, path, json_out, rebuild, every, out, err)
     raise typer.Exit(code)
 
 
 @app.command()
 @friendly
-def status(json_out: JsonOpt = False, backend: BackendOpt = None) -> None:
-    """Counts of documents, chunks, tokens and edges per kind; the recent ingest runs."""
+def status(
+    json_out: JsonOpt = False, backend: BackendOpt = None, collection: CollectionOpt = None
+) -> None:
+    """A collection's counts of documents, chunks, tokens and edges per kind; its recent
+    ingest runs."""
     from app.runlog import recent_runs
     from app.services import open_store
 
-    settings = settings_for(backend)
+    settings = settings_for(backend, collection)
     with open_store(settings) as store:
-        st = store.status().as_dict()
+        st = {"collection": settings.collection, **store.status().as_dict()}
     runs = recent_runs(settings)
     if json_out:
         print(json.dumps({**st, "runs": runs}, indent=2))
         return
     from rich.table import Table
 
-    table = Table(title=f"neorag status ({st['backend']})", show_header=False)
+    title = f"neorag status ({st['backend']}, collection {settings.collection})"
+    table = Table(title=title, show_header=False)
     for key in ("documents", "chunks", "tokens", "communities", "graph_version"):
         table.add_row(key, str(st[key]))
     for kind, n in st["edges"].items():  # type: ignore[union-attr]
@@ -121,18 +150,83 @@ def ask(
     top_k: Annotated[int | None, typer.Option("--top-k", "-k", help="chunks of context")] = None,
     json_out: JsonOpt = False,
     backend: BackendOpt = None,
+    collection: CollectionOpt = None,
 ) -> None:
-    """Answer a question from the indexed documents, with citations and the retrieval trace."""
+    """Answer a question from a collection's documents, with citations and the trace."""
     from app.ask_command import run_ask
 
-    run_ask(settings_for(backend), question, mode, top_k, json_out, out)
+    run_ask(settings_for(backend, collection), question, mode, top_k, json_out, out)
+
+
+@app.command("collections")
+@friendly
+def collections_(json_out: JsonOpt = False, backend: BackendOpt = None) -> None:
+    """The collections of the backend, with their document and chunk counts."""
+    from app.collections import legacy_note, list_collections
+
+    settings = settings_for(backend)
+    found = list_collections(settings)
+    if json_out:
+        print(json.dumps([c.as_dict() for c in found], indent=2))
+        return
+    from rich.table import Table
+
+    table = Table(title=f"collections ({settings.backend})")
+    for col in ("name", "documents", "chunks", "created"):
+        table.add_column(col)
+    for c in found:
+        table.add_row(c.name, str(c.documents), str(c.chunks), c.created_at)
+    out.print(table if found else "no collections yet: `neorag ingest PATH` creates one")
+    if note := legacy_note(settings):
+        err.print(f"[yellow]note:[/yellow] {note}", highlight=False)
+
+
+@app.command()
+@friendly
+def documents(
+    json_out: JsonOpt = False, backend: BackendOpt = None, collection: CollectionOpt = None
+) -> None:
+    """The documents of a collection: id, title and source."""
+    from app.services import open_store
+
+    settings = settings_for(backend, collection)
+    with open_store(settings) as store:
+        docs = sorted(store.documents().values(), key=lambda d: d.id)
+    if json_out:
+        rows = [{"id": d.id, "title": d.title, "source": d.source} for d in docs]
+        print(json.dumps(rows, indent=2))
+        return
+    for d in docs:
+        out.print(f"{d.id}\t{d.title}", highlight=False, soft_wrap=True)
+    err.print(f"{len(docs)} documents in collection {settings.collection!r}")
+
+
+@app.command()
+@friendly
+def delete(
+    targets: Annotated[
+        list[str] | None,
+        typer.Argument(help="document ids (see `neorag documents`) or files whose documents go"),
+    ] = None,
+    collection: CollectionOpt = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask before deleting")] = False,
+    json_out: JsonOpt = False,
+    backend: BackendOpt = None,
+) -> None:
+    """Delete named documents, or with only --collection NAME the whole collection.
+    Nothing else is touched."""
+    from app.delete_command import run_delete
+
+    code = run_delete(backend, collection, targets or [], yes, json_out, out, err)
+    raise typer.Exit(code)
 
 
 @app.command("eval")
 @friendly
 def eval_(
     dataset_dir: Annotated[
-        Path, typer.Argument(help="a folder with corpus.jsonl and questions.jsonl")
+        Path,
+        typer.Argument(help="a folder with questions.jsonl and corpus.jsonl (or pages/)"),
     ],
     modes: Annotated[
         str, typer.Option(help="comma-separated modes")
@@ -156,7 +250,8 @@ def eval_(
         typer.Option(help="also answer: 'offline' (the LLM-free reader) adds EM, F1, answer_hit"),
     ] = None,
 ) -> None:
-    """Recall@2/5/10, MRR, context size and latency per mode on a multi-hop QA set."""
+    """Recall@2/5/10, MRR, answer@5, context size and latency per mode on a QA set: a
+    corpus.jsonl of passages, or a folder of pages (a documentation tree)."""
     from app.eval.harness import Dataset, markdown_table, run_eval
     from app.overrides import ablation_overrides, with_overrides
 
@@ -179,7 +274,14 @@ def eval_(
     print(markdown_table(report))
 
 
-@app.command("cypher")
+@app.command(
+    "cypher",
+    help="Run ad-hoc Cypher on the Neo4j backend, read-only unless --write.\n\n"
+    "Read-only means the statement's plan is checked before it runs: LOAD CSV, writes, "
+    "dbms.*, GDS catalog changes (gds.graph.project/drop/export, ...) and mutate/write "
+    "modes are refused; schema introspection, db.index.*.query*, gds.graph.list and GDS "
+    "stream/stats/estimate modes on existing projections are allowed.",
+)
 @friendly
 def cypher_(
     statement: Annotated[str, typer.Argument(help="a Cypher statement in quotes; - reads stdin")],
@@ -194,9 +296,15 @@ def cypher_(
     ] = False,
     json_out: JsonOpt = False,
     timeout: Annotated[
-        float | None, typer.Option(help="seconds the server may spend (default 60)")
+        float | None,
+        typer.Option(
+            help="seconds the server may spend (default NEORAG_CYPHER__TIMEOUT_SECONDS, 60)"
+        ),
     ] = None,
-    max_rows: Annotated[int, typer.Option(min=1, help="rows to fetch at most")] = 1000,
+    max_rows: Annotated[
+        int | None,
+        typer.Option(min=1, help="rows to fetch at most (default NEORAG_CYPHER__MAX_ROWS, 1000)"),
+    ] = None,
     backend: BackendOpt = None,
 ) -> None:
     """Run ad-hoc Cypher on the Neo4j backend, read-only unless --write."""
@@ -249,7 +357,7 @@ def serve(
 def main() -> None:
     try:
         app()
-    except NeoragError as exc:  # raised outside a command (settings)
+    except NeoragError as exc:  # raised outside a command
         err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2)
 

@@ -1,9 +1,9 @@
-"""`neorag cypher`: ad-hoc Cypher against the Neo4j backend, read-only unless `--write`.
+"""`neorag cypher`: the command-line adapter over app/cypher_service.py.
 
-Read-only is enforced by the server, not guessed from the text: the statement runs in a
-READ transaction, and Neo4j refuses any write there (`Neo.ClientError.Statement.AccessMode`),
-whatever procedure or subquery it hides in. That refusal becomes a one-line message. Values
-reach the server only as parameters; the statement text is never assembled from them.
+Parsing `--param name=value` and printing rows (a table, or JSON on stdout) live here; what
+may run and how is the service's business, shared with the HTTP API and the MCP tool, so the
+same statement is refused or bounded the same way everywhere. This adapter only adds the CLI
+flag to each one-line error (`--write`, `--timeout`, `--param`).
 """
 
 from __future__ import annotations
@@ -11,44 +11,19 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, cast
+from collections.abc import Sequence
+from typing import Any
 
-from neo4j import Query, Result, RoutingControl
-from neo4j.exceptions import Neo4jError
-from neo4j.graph import Node, Path, Relationship
 from rich.console import Console
 from rich.table import Table
 
+from app.cypher_service import CypherResult, run_cypher
 from app.settings import Settings
-from graph.config import Neo4jConfig
-from graph.errors import CypherNotSupported, NeoragError, WriteRefused
+from graph.errors import NeoragError, ParameterMissing, StatementTimeout, WriteRefused
 
 _PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_COUNTERS = (
-    "nodes_created",
-    "nodes_deleted",
-    "relationships_created",
-    "relationships_deleted",
-    "properties_set",
-    "labels_added",
-    "labels_removed",
-    "indexes_added",
-    "indexes_removed",
-    "constraints_added",
-    "constraints_removed",
-)
-WRITE_REFUSED = "this statement writes; re-run with --write if you mean it"
+WRITE_HINT = "re-run with --write if you mean it"
 MAX_CELL = 120
-
-
-@dataclass(slots=True)
-class CypherResult:
-    keys: list[str]
-    rows: list[dict[str, Any]]
-    truncated: bool = False
-    counters: dict[str, int] = field(default_factory=dict)
 
 
 def parse_params(items: Sequence[str]) -> dict[str, Any]:
@@ -68,117 +43,6 @@ def parse_params(items: Sequence[str]) -> dict[str, Any]:
         except json.JSONDecodeError:
             params[name] = raw
     return params
-
-
-def plain(value: Any) -> Any:
-    """A driver value as JSON-ready data: graph elements keep their labels or type, which
-    `Record.data()` would drop; temporal and spatial values become strings and lists."""
-    if isinstance(value, Node):
-        return {
-            "element_id": value.element_id,
-            "labels": sorted(value.labels),
-            "properties": {k: plain(v) for k, v in value.items()},
-        }
-    if isinstance(value, Relationship):
-        return {
-            "element_id": value.element_id,
-            "type": value.type,
-            "start": value.start_node.element_id if value.start_node else None,
-            "end": value.end_node.element_id if value.end_node else None,
-            "properties": {k: plain(v) for k, v in value.items()},
-        }
-    if isinstance(value, Path):
-        return {
-            "nodes": [plain(n) for n in value.nodes],
-            "relationships": [plain(r) for r in value.relationships],
-        }
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        if hasattr(value, "srid"):  # neo4j.spatial points are tuples with an srid
-            return list(value)
-        return [plain(v) for v in value]
-    if isinstance(value, bytes | bytearray):
-        return value.hex()
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    iso = getattr(value, "iso_format", None) or getattr(value, "isoformat", None)
-    return iso() if callable(iso) else str(value)
-
-
-def _take(max_rows: int) -> Callable[[Result], tuple[list[str], list[Any], Any, bool]]:
-    """Keep at most `max_rows` records; `consume()` lets the server finish the statement
-    (a write still completes) and returns the summary with its update counters."""
-
-    def transform(result: Result) -> tuple[list[str], list[Any], Any, bool]:
-        keys = list(result.keys())
-        records = []
-        truncated = False
-        for record in result:
-            if len(records) == max_rows:
-                truncated = True
-                break
-            records.append(record)
-        return keys, records, result.consume(), truncated
-
-    return transform
-
-
-def _translate(exc: Neo4jError, cfg: Neo4jConfig, timeout: float) -> NeoragError:
-    from graph.neo4j.connection import translate
-
-    code = exc.code or ""
-    first_line = (exc.message or "").strip().splitlines()[0] if exc.message else code
-    if code == "Neo.ClientError.Statement.AccessMode":
-        return WriteRefused(WRITE_REFUSED)
-    if "TransactionTimedOut" in code:
-        return NeoragError(
-            f"the statement did not finish within {timeout:g}s; narrow it or raise --timeout"
-        )
-    if code == "Neo.ClientError.Statement.ParameterMissing":
-        return NeoragError(f"{first_line}; pass it with --param name=value")
-    if code.startswith("Neo.ClientError.Statement."):
-        return NeoragError(f"Cypher {code.rsplit('.', 1)[-1]}: {first_line}")
-    error = translate(exc, cfg)
-    return type(error)(str(error).splitlines()[0])
-
-
-def run_cypher(
-    cfg: Neo4jConfig,
-    statement: str,
-    params: dict[str, Any],
-    *,
-    write: bool = False,
-    timeout: float | None = None,
-    max_rows: int = 1000,
-) -> CypherResult:
-    """Run one statement in a READ transaction (WRITE with `write=True`) with a server-side
-    timeout, keeping at most `max_rows` rows."""
-    from graph.neo4j.connection import connect, translate
-
-    if not statement.strip():
-        raise NeoragError("the Cypher statement is empty")
-    seconds = timeout if timeout is not None else cfg.query_timeout
-    if seconds <= 0:
-        raise NeoragError("--timeout must be more than 0 seconds")
-    driver, _ = connect(cfg)
-    try:
-        keys, records, summary, truncated = driver.execute_query(
-            Query(cast(Any, statement), timeout=seconds),
-            params,
-            routing_=RoutingControl.WRITE if write else RoutingControl.READ,
-            database_=cfg.database,
-            result_transformer_=_take(max_rows),
-        )
-    except Neo4jError as exc:
-        raise _translate(exc, cfg, seconds) from None
-    except Exception as exc:
-        raise translate(exc, cfg) from None
-    finally:
-        driver.close()
-    counters = {name: n for name in _COUNTERS if (n := getattr(summary.counters, name, 0))}
-    rows = [{k: plain(v) for k, v in zip(keys, record.values(), strict=True)} for record in records]
-    return CypherResult(keys, rows, truncated, counters)
 
 
 def _cell(value: Any) -> str:
@@ -217,19 +81,24 @@ def run_cypher_command(
     write: bool,
     json_out: bool,
     timeout: float | None,
-    max_rows: int,
+    max_rows: int | None,
     out: Console,
     err: Console,
 ) -> None:
-    if settings.backend != "neo4j":
-        raise CypherNotSupported(
-            "ad-hoc Cypher needs the Neo4j backend: set NEORAG_BACKEND=neo4j (or pass "
-            "--backend neo4j) and start Neo4j with `make neo4j-start`"
-        )
     if statement == "-":
         statement = sys.stdin.read()
     params = parse_params(param_items)
-    result = run_cypher(
-        settings.neo4j, statement, params, write=write, timeout=timeout, max_rows=max_rows
-    )
+    try:
+        result = run_cypher(
+            settings, statement, params, write=write, timeout_seconds=timeout, max_rows=max_rows
+        )
+    except WriteRefused as exc:
+        raise type(exc)(f"{exc}; {WRITE_HINT}") from None
+    except StatementTimeout as exc:
+        raise StatementTimeout(
+            f"the statement did not finish within {exc.seconds:g}s; narrow it or raise --timeout",
+            exc.seconds,
+        ) from None
+    except ParameterMissing as exc:
+        raise ParameterMissing(f"{exc}; pass it with --param name=value") from None
     print_result(result, json_out, out, err)

@@ -13,7 +13,7 @@ KEEP = 200
 
 
 def log_path(settings: Settings) -> Path:
-    return settings.backend_dir / "runs.jsonl"
+    return settings.collection_dir / "runs.jsonl"
 
 
 def record_run(settings: Settings, report: IngestReport, error: str | None = None) -> None:
@@ -25,6 +25,7 @@ def record_run(settings: Settings, report: IngestReport, error: str | None = Non
         ),
         "path": report.path,
         "backend": report.backend,
+        "collection": report.collection,
         "seconds": round((report.finished_at or time.time()) - report.started_at, 2),
         "new": len(report.new),
         "changed": len(report.changed),

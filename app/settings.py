@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, Field, SecretStr
+from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.retrieval.config import RetrievalConfig
+from graph.collections import DEFAULT_COLLECTION, check_collection
 from graph.config import AlgorithmConfig, Neo4jConfig
+from graph.errors import NeoragError
 from ingest.config import IngestConfig
 
 _NEO4J = Neo4jConfig.model_fields
@@ -34,6 +36,15 @@ class LlmConfig(BaseModel):
     timeout: float = 60.0
 
 
+class CypherConsoleConfig(BaseModel):
+    """Bounds on every ad-hoc Cypher statement (`neorag cypher` and any adapter calling
+    app/cypher_service.py): the server stops it after `timeout_seconds`, and at most
+    `max_rows` rows come back. `NEORAG_CYPHER__TIMEOUT_SECONDS`, `NEORAG_CYPHER__MAX_ROWS`."""
+
+    timeout_seconds: float = Field(60.0, gt=0)
+    max_rows: int = Field(1000, ge=1)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="NEORAG_",
@@ -46,6 +57,7 @@ class Settings(BaseSettings):
 
     backend: Literal["embedded", "neo4j"] = "embedded"
     data_dir: Path = Path(".neorag")
+    collection: str = DEFAULT_COLLECTION
     neo4j_uri: str = Field(
         _NEO4J["uri"].default, validation_alias=AliasChoices("NEO4J_URI", "NEORAG_NEO4J_URI")
     )
@@ -64,6 +76,12 @@ class Settings(BaseSettings):
     algorithms: AlgorithmConfig = Field(default_factory=AlgorithmConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     llm: LlmConfig = Field(default_factory=LlmConfig)
+    cypher: CypherConsoleConfig = Field(default_factory=CypherConsoleConfig)
+
+    @field_validator("collection")
+    @classmethod
+    def _collection_name(cls, value: str) -> str:
+        return check_collection(value)
 
     @cached_property
     def neo4j(self) -> Neo4jConfig:
@@ -76,9 +94,64 @@ class Settings(BaseSettings):
 
     @property
     def backend_dir(self) -> Path:
-        """Per-backend state (SQLite store, FAISS and BM25 files, run log)."""
+        """Per-backend state: one folder per collection under `collections/`."""
         return self.data_dir / self.backend
+
+    @property
+    def collection_dir(self) -> Path:
+        """This collection's local state: the embedded store, FAISS and BM25 files (also
+        for Neo4j, built from the database), the run log and the ingest lock."""
+        return self.backend_dir / "collections" / self.collection
+
+    @property
+    def uploads_dir(self) -> Path:
+        """Where the chat and the API keep uploaded files, one folder per collection."""
+        return self.data_dir / "uploads" / self.collection
+
+    def ingest_roots(self) -> list[Path]:
+        """Folders the chat and the API may ingest from (resolved): the configured ones, or
+        the data dir's uploads and the working directory."""
+        roots = self.ingest.allowed_roots or [self.data_dir / "uploads", Path.cwd()]
+        return [Path(r).expanduser().resolve() for r in roots]
+
+    def for_collection(self, collection: str) -> Settings:
+        """The same settings bound to another collection (validated)."""
+        return self.model_copy(update={"collection": check_collection(collection)})
 
     def redacted(self) -> dict[str, object]:
         """Settings as shown to people: secrets are masked by SecretStr."""
         return self.model_dump(mode="json")
+
+
+def _variable(loc: tuple[Any, ...]) -> str:
+    aliases = {"neo4j_uri": "NEO4J_URI", "neo4j_user": "NEO4J_USER"}
+    aliases |= {"neo4j_password": "NEO4J_PASSWORD", "neo4j_database": "NEO4J_DATABASE"}
+    if len(loc) == 1 and loc[0] in aliases:
+        return aliases[str(loc[0])]
+    return "NEORAG_" + "__".join(str(p) for p in loc if not isinstance(p, int)).upper()
+
+
+def describe(error: ValidationError) -> str:
+    """One line naming the variable, the value given and what is allowed."""
+    first = error.errors()[0]
+    name = _variable(tuple(first.get("loc", ())))
+    given = first.get("input")
+    shown = "" if isinstance(given, dict) or "password" in name.lower() else f"={given!r}"
+    ctx = first.get("ctx") or {}
+    allowed = ctx.get("expected")
+    reason = f"expected {allowed}" if allowed else str(first.get("msg", "invalid value"))
+    reason = reason.removeprefix("Value error, ")
+    return f"invalid setting {name}{shown}: {reason}"
+
+
+class SettingsError(NeoragError):
+    pass
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from the environment and `.env`; a bad value is one SettingsError line
+    naming the variable and the allowed values, never a pydantic traceback."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        raise SettingsError(describe(exc)) from None

@@ -1,3 +1,3 @@
-MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity)
+MATCH (c:Chunk {collection: $collection})-[m:MENTIONS]->(e:Entity)
 RETURN c.id AS chunk, e.name AS name, e.label AS label, m.count AS count
 ORDER BY chunk, e.key

@@ -1,1 +1,1 @@
-MATCH (c:Chunk) RETURN c.id AS id ORDER BY id
+MATCH (c:Chunk {collection: $collection}) RETURN c.id AS id ORDER BY id

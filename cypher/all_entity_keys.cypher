@@ -1,1 +1,1 @@
-MATCH (e:Entity) RETURN e.key AS key
+MATCH (e:Entity {collection: $collection}) RETURN e.key AS key

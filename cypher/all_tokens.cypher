@@ -1,1 +1,1 @@
-MATCH (t:Token) RETURN t.text AS text, t.df AS df
+MATCH (t:Token {collection: $collection}) RETURN t.text AS text, t.df AS df

@@ -1,8 +1,8 @@
 // Signed co-occurrence deltas; a pair is stored once, from the token whose text sorts first.
 UNWIND $pairs AS p
-MERGE (a:Token {text: p.a})
+MERGE (a:Token {collection: $collection, text: p.a})
 ON CREATE SET a.df = 0
-MERGE (b:Token {text: p.b})
+MERGE (b:Token {collection: $collection, text: p.b})
 ON CREATE SET b.df = 0
 MERGE (a)-[r:CO_OCCURS]->(b)
 ON CREATE SET r.weight = 0

@@ -1,4 +1,4 @@
 UNWIND $ids AS cid
-MATCH (c:Chunk {id: cid})-[m:MENTIONS]->(e:Entity)
+MATCH (c:Chunk {id: cid, collection: $collection})-[m:MENTIONS]->(e:Entity)
 RETURN c.id AS chunk, e.name AS name, e.label AS label, m.count AS count
 ORDER BY chunk, e.key

@@ -1,4 +1,4 @@
-MATCH (c:Chunk) WHERE c.id IN $seeds
+MATCH (c:Chunk {collection: $collection}) WHERE c.id IN $seeds
 WITH collect(c) AS sources
 WHERE size(sources) > 0
 CALL gds.pageRank.stream($name, {

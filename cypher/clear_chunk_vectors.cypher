@@ -1,2 +1,2 @@
-MATCH (c:Chunk) WHERE c[$prop] IS NOT NULL
+MATCH (c:Chunk {collection: $collection}) WHERE c[$prop] IS NOT NULL
 SET c[$prop] = null

@@ -1,1 +1,1 @@
-MATCH (m:Community) DETACH DELETE m
+MATCH (m:Community {collection: $collection}) DETACH DELETE m

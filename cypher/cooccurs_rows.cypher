@@ -1,2 +1,2 @@
-MATCH (a:Token)-[r:CO_OCCURS]->(b:Token)
+MATCH (a:Token {collection: $collection})-[r:CO_OCCURS]->(b:Token)
 RETURN a.text AS a, b.text AS b, r.weight AS weight

@@ -1,5 +1,5 @@
 // Every chunk with the facts the chunk-graph edge builders need.
-MATCH (c:Chunk)
+MATCH (c:Chunk {collection: $collection})
 OPTIONAL MATCH (c)-[m:MENTIONS]->(e:Entity)
 WITH c, collect(CASE WHEN e IS NULL THEN NULL ELSE [e.name, e.label, m.count] END) AS entities
 RETURN c.id AS id, c.doc_id AS doc_id, c.ordinal AS ordinal, c.title AS title, c.text AS text,

@@ -1,5 +1,5 @@
 UNWIND $edges AS e
-MATCH (a:Chunk {id: e.src})
-MATCH (b:Chunk {id: e.dst})
+MATCH (a:Chunk {id: e.src, collection: $collection})
+MATCH (b:Chunk {id: e.dst, collection: $collection})
 CREATE (a)-[r:$(e.kind)]->(b)
 SET r.weight = e.weight

@@ -1,3 +1,3 @@
 UNWIND $chunk_ids AS cid
-MATCH (c:Chunk {id: cid})
+MATCH (c:Chunk {id: cid, collection: $collection})
 DETACH DELETE c

@@ -1,3 +1,3 @@
 UNWIND $doc_ids AS did
-MATCH (d:Document {id: did})
+MATCH (d:Document {id: did, collection: $collection})
 DETACH DELETE d

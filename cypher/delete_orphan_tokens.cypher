@@ -1,4 +1,4 @@
 UNWIND $tokens AS text
-MATCH (t:Token {text: text})
+MATCH (t:Token {collection: $collection, text: text})
 WHERE t.df <= 0
 DETACH DELETE t

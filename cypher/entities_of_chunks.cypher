@@ -1,3 +1,3 @@
 UNWIND $chunk_ids AS cid
-MATCH (:Chunk {id: cid})-[:MENTIONS]->(e:Entity)
+MATCH (:Chunk {id: cid, collection: $collection})-[:MENTIONS]->(e:Entity)
 RETURN DISTINCT e.key AS key

@@ -1,6 +1,6 @@
 UNWIND $rows AS row
-MATCH (c:Chunk {id: row.chunk})
-MERGE (e:Entity {key: row.key})
+MATCH (c:Chunk {id: row.chunk, collection: $collection})
+MERGE (e:Entity {collection: $collection, key: row.key})
 ON CREATE SET e.name = row.name, e.label = row.label
 MERGE (c)-[m:MENTIONS]->(e)
 ON CREATE SET m.count = 0

@@ -1,1 +1,1 @@
-MATCH (m:NeoragMeta {key: $key}) RETURN m.value AS value
+MATCH (m:NeoragMeta {collection: $collection, key: $key}) RETURN m.value AS value

@@ -1,1 +1,1 @@
-MERGE (m:NeoragMeta {key: $key}) SET m.value = $value
+MERGE (m:NeoragMeta {collection: $collection, key: $key}) SET m.value = $value

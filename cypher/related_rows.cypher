@@ -1,2 +1,2 @@
-MATCH (a:Chunk)-[r:RELATED]->(b:Chunk)
+MATCH (a:Chunk {collection: $collection})-[r:RELATED]->(b:Chunk)
 RETURN a.id AS src, b.id AS dst, r.weight AS weight

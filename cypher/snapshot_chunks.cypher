@@ -1,1 +1,1 @@
-MATCH (c:Chunk) RETURN c.id AS id, c.doc_id AS doc_id, c.ordinal AS ordinal
+MATCH (c:Chunk {collection: $collection}) RETURN c.id AS id, c.doc_id AS doc_id, c.ordinal AS ordinal

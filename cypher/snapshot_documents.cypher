@@ -1,1 +1,1 @@
-MATCH (d:Document) RETURN d.id AS id, d.content_hash AS content_hash
+MATCH (d:Document {collection: $collection}) RETURN d.id AS id, d.content_hash AS content_hash

@@ -1,7 +1,7 @@
 // Personalised PageRank over the token graph from the query's tokens: the top $top_k tokens.
 // No seed in the graph means no rows (GDS would otherwise run a global PageRank).
 // Example: :param name => 'neorag_tokens_1'; :param seeds => ['lothair', 'mother'] ...
-MATCH (t:Token) WHERE t.text IN $seeds
+MATCH (t:Token {collection: $collection}) WHERE t.text IN $seeds
 WITH collect(t) AS sources
 WHERE size(sources) > 0
 CALL gds.pageRank.stream($name, {

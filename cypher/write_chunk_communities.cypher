@@ -1,5 +1,5 @@
 UNWIND $rows AS row
-MATCH (c:Chunk {id: row.chunk})
-MATCH (m:Community {id: row.community})
+MATCH (c:Chunk {id: row.chunk, collection: $collection})
+MATCH (m:Community {collection: $collection, id: row.community})
 SET c.community = row.community
 CREATE (c)-[:IN_COMMUNITY]->(m)

@@ -51,6 +51,7 @@ class GraphStore(ABC):
     """Storage and graph algorithms for one backend."""
 
     backend: str
+    collection: str
 
     # ---- lifecycle -------------------------------------------------------------------
     @abstractmethod
@@ -58,7 +59,8 @@ class GraphStore(ABC):
 
     @abstractmethod
     def clear(self) -> None:
-        """Delete every node, edge and derived structure (tests and `ingest --rebuild`)."""
+        """Delete every node, edge and derived structure of this store's collection (tests,
+        `ingest --rebuild`, `delete --collection`); nothing of other collections."""
 
     def __enter__(self) -> GraphStore:
         return self

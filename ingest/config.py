@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+from pathlib import Path
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field
+from pydantic_settings import NoDecode
 
 from graph.types import EDGE_KINDS
 
@@ -82,7 +85,24 @@ class ModelConfig(BaseModel):
     )
 
 
+def _split_paths(value: object) -> object:
+    """`NEORAG_INGEST__ALLOWED_ROOTS=/srv/docs,/srv/notes` (or a JSON list)."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            return json.loads(text)
+        return [part.strip() for part in text.split(",") if part.strip()]
+    return value
+
+
 class IngestConfig(BaseModel):
+    """`allowed_roots` bounds what the chat and the HTTP API may ingest (the CLI user
+    names paths on their own machine); empty means the app's defaults (the data dir's
+    uploads folder and the working directory)."""
+
+    allowed_roots: Annotated[list[Path], NoDecode, BeforeValidator(_split_paths)] = Field(
+        default_factory=list
+    )
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     tokens: TokenConfig = Field(default_factory=TokenConfig)
     edges: EdgeConfig = Field(default_factory=EdgeConfig)

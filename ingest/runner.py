@@ -24,12 +24,16 @@ from pathlib import Path
 
 from graph.base import GraphStore
 from graph.config import AlgorithmConfig
+from graph.errors import NeoragError
 from graph.types import ChunkRecord, DocumentRecord, GraphDelta
 from ingest.chunkers import chunk_document, chunk_id
 from ingest.config import IngestConfig
 from ingest.edges import EDGE_BUILDER_VERSION, build_chunk_edges
+from ingest.embed import embedding_text, model_identity
+from ingest.identity import document_id
 from ingest.indexes import SearchIndexes
 from ingest.loaders import LoadedDocument, SkippedFile, scan
+from ingest.model_stamp import mark_changing, plan_model_change, reembed_documents, write_stamp
 from ingest.models import IngestModels
 from ingest.report import IngestReport, NoProgress, Progress, Skip, timed
 from ingest.token_graph import cooccurrence_delta
@@ -41,16 +45,18 @@ INDEX_STAGES = ("chunk", "analyze", "embed", "write")
 
 @dataclass(slots=True)
 class Plan:
-    to_index: list[LoadedDocument]
+    to_index: list[tuple[str, LoadedDocument]]
     changed_ids: set[str]
     removed_ids: list[str]
     unchanged: int
 
 
 def config_fingerprint(cfg: IngestConfig) -> str:
-    """Anything that changes what a document's chunks look like: a new value re-indexes
-    every document (its stored hash no longer matches)."""
+    """Anything that changes what a document's chunks look like, the embedding model
+    included: a new value re-indexes every document (its stored hash no longer matches)."""
     relevant = cfg.model_dump(include={"chunking", "tokens", "models"}, mode="json")
+    # The model by what it is, not how it is named (a folder's contents, not its path).
+    relevant["models"]["embedding_model"] = model_identity(cfg.models.embedding_model)
     return hashlib.sha256(json.dumps(relevant, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -78,20 +84,25 @@ def plan(
     stored: dict[str, DocumentRecord],
     root: Path,
     cfg_fp: str,
+    collection: str,
 ) -> Plan:
-    """Compare what the scan found under `root` with the store. Documents stored from a
-    file that was skipped this time (unreadable, say) are kept, not removed."""
-    to_index, changed, unchanged = [], set(), 0
+    """Compare what the scan found under `root` with the store's documents of the same
+    collection. Only documents whose source lies under `root` can be removed, and documents
+    stored from a file that was skipped this time (unreadable, say) are kept."""
+    to_index: list[tuple[str, LoadedDocument]] = []
+    changed: set[str] = set()
+    unchanged = 0
     seen: set[str] = set()
     for doc in loaded:
-        seen.add(doc.id)
-        old = stored.get(doc.id)
+        doc_id = document_id(collection, doc.key)
+        seen.add(doc_id)
+        old = stored.get(doc_id)
         if old is not None and old.content_hash == document_hash(doc, cfg_fp):
             unchanged += 1
             continue
         if old is not None:
-            changed.add(doc.id)
-        to_index.append(doc)
+            changed.add(doc_id)
+        to_index.append((doc_id, doc))
     unreadable = {s.source for s in skipped}
     removed = sorted(
         doc_id
@@ -101,13 +112,8 @@ def plan(
     return Plan(to_index, changed, removed, unchanged)
 
 
-def embedding_text(title: str, section_path: Sequence[str], text: str) -> str:
-    head = " / ".join(p for p in (title, *section_path) if p)
-    return text if not head or (text.startswith(title) and not section_path) else f"{head}\n{text}"
-
-
 def build_chunks(
-    docs: Sequence[LoadedDocument],
+    docs: Sequence[tuple[str, LoadedDocument]],
     cfg: IngestConfig,
     models: IngestModels,
     analyzer: Analyzer,
@@ -118,14 +124,14 @@ def build_chunks(
     cfg_fp = config_fingerprint(cfg)
     out: list[tuple[DocumentRecord, list[ChunkRecord]]] = []
     with timed(report, "chunk", time.perf_counter):
-        for doc in docs:
+        for doc_id, doc in docs:
             record = DocumentRecord(
-                doc.id, doc.source, doc.title, document_hash(doc, cfg_fp), time.time()
+                doc_id, doc.source, doc.title, document_hash(doc, cfg_fp), time.time()
             )
             chunks = [
                 ChunkRecord(
-                    id=chunk_id(doc.id, piece.ordinal, piece.text),
-                    doc_id=doc.id,
+                    id=chunk_id(doc_id, piece.ordinal, piece.text),
+                    doc_id=doc_id,
                     ordinal=piece.ordinal,
                     title=doc.title,
                     text=piece.text,
@@ -177,11 +183,18 @@ def run_ingest(
     models: IngestModels | None = None,
     progress: Progress | None = None,
     rebuild: bool = False,
+    allowed_roots: Sequence[Path] | None = None,
 ) -> IngestReport:
-    """Bring the store up to date with the documents under `path`."""
+    """Bring the store's collection up to date with the documents under `path`. With
+    `allowed_roots`, files outside them (after resolving symbolic links) are skipped."""
     progress = progress or NoProgress()
     root = path.resolve()
-    report = IngestReport(path=str(root), backend=store.backend, started_at=time.time())
+    report = IngestReport(
+        path=str(root),
+        backend=store.backend,
+        collection=store.collection,
+        started_at=time.time(),
+    )
     analyzer = Analyzer(cfg.tokens)
     cfg_fp = config_fingerprint(cfg)
     if rebuild:
@@ -191,7 +204,7 @@ def run_ingest(
         progress.start("scan", None)
         loaded: list[LoadedDocument] = []
         skipped: list[SkippedFile] = []
-        for item in scan(root, cfg.max_file_bytes):
+        for item in scan(root, cfg.max_file_bytes, allowed_roots):
             if isinstance(item, SkippedFile):
                 skipped.append(item)
             else:
@@ -199,27 +212,26 @@ def run_ingest(
             progress.advance("scan")
         progress.finish("scan")
         stored = store.documents()
-        work = plan(loaded, skipped, stored, root, cfg_fp)
+        work = plan(loaded, skipped, stored, root, cfg_fp, store.collection)
     report.skipped = [Skip(s.source, s.reason) for s in skipped]
     report.unchanged = work.unchanged
     report.changed = sorted(work.changed_ids)
-    report.new = [d.id for d in work.to_index if d.id not in work.changed_ids]
+    report.new = [d for d, _ in work.to_index if d not in work.changed_ids]
     report.removed = work.removed_ids
+    scanned = {document_id(store.collection, d.key) for d in loaded}
+    change = plan_model_change(store, cfg.models, stored, scanned | set(work.removed_ids))
 
     if work.removed_ids:
         with timed(report, "write", time.perf_counter):
-            removed_tokens = store.chunk_tokens(work.removed_ids)
-            store.apply(
-                GraphDelta(
-                    remove_doc_ids=work.removed_ids,
-                    cooccurrence=cooccurrence_delta(
-                        [], removed_tokens.values(), cfg.tokens.cooccurrence_window
-                    ),
-                )
-            )
+            _remove(store, work.removed_ids, cfg)
 
-    if work.to_index:
+    embedder = None
+    if work.to_index or change.stale:
         models = models or IngestModels(cfg.models)
+        embedder = models.embedder
+        if change.changing:
+            mark_changing(store)
+    if work.to_index:
         for stage in INDEX_STAGES:
             progress.start(stage, len(work.to_index))
         size = cfg.batch_documents
@@ -227,7 +239,7 @@ def run_ingest(
             batch = work.to_index[start : start + size]
             built = build_chunks(batch, cfg, models, analyzer, report, progress)
             with timed(report, "write", time.perf_counter):
-                old_ids = [d.id for d in batch if d.id in work.changed_ids]
+                old_ids = [d for d, _ in batch if d in work.changed_ids]
                 removed_tokens = store.chunk_tokens(old_ids) if old_ids else {}
                 store.apply(
                     GraphDelta(
@@ -244,14 +256,73 @@ def run_ingest(
             report.chunks_written += sum(len(cs) for _, cs in built)
         for stage in INDEX_STAGES:
             progress.finish(stage)
+    if embedder is not None:
+        if change.stale:  # documents from other paths, embedded by the model replaced
+            with timed(report, "embed", time.perf_counter):
+                progress.start("re-embed", len(change.stale))
+                reembed_documents(store, change.stale, cfg, embedder)
+                progress.finish("re-embed")
+            report.reembedded = change.stale
+        write_stamp(store, embedder)
 
     refresh_derived(store, cfg, algorithms, index_dir, report, progress, analyzer=analyzer)
+    return _finish(store, report)
+
+
+def _remove(store: GraphStore, doc_ids: Sequence[str], cfg: IngestConfig) -> None:
+    """Remove documents in one transaction, their co-occurrences decremented exactly."""
+    removed_tokens = store.chunk_tokens(doc_ids)
+    store.apply(
+        GraphDelta(
+            remove_doc_ids=list(doc_ids),
+            cooccurrence=cooccurrence_delta(
+                [], removed_tokens.values(), cfg.tokens.cooccurrence_window
+            ),
+        )
+    )
+
+
+def _finish(store: GraphStore, report: IngestReport) -> IngestReport:
     status = store.status()
     report.chunks, report.tokens, report.edges = status.chunks, status.tokens, status.edges
     report.communities = status.communities
     report.graph_version = status.graph_version
     report.finished_at = time.time()
     return report
+
+
+def remove_documents(
+    doc_ids: Sequence[str],
+    store: GraphStore,
+    cfg: IngestConfig,
+    algorithms: AlgorithmConfig,
+    index_dir: Path,
+    *,
+    progress: Progress | None = None,
+) -> IngestReport:
+    """Delete the named documents of the store's collection (ids it does not hold are an
+    error, so a typo deletes nothing) and bring the derived stages up to date."""
+    progress = progress or NoProgress()
+    stored = store.documents()
+    unknown = [d for d in doc_ids if d not in stored]
+    if unknown:
+        raise UnknownDocument(
+            f"no document {unknown[0]!r} in collection {store.collection!r}"
+            + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else "")
+        )
+    report = IngestReport(
+        path="", backend=store.backend, collection=store.collection, started_at=time.time()
+    )
+    report.removed = sorted(set(doc_ids))
+    if report.removed:
+        with timed(report, "write", time.perf_counter):
+            _remove(store, report.removed, cfg)
+    refresh_derived(store, cfg, algorithms, index_dir, report, progress)
+    return _finish(store, report)
+
+
+class UnknownDocument(NeoragError):
+    pass
 
 
 def refresh_derived(

@@ -25,6 +25,7 @@ if ! "$py" ops/neo4j/wait_ready.py "bolt://127.0.0.1:$NEO4J_BOLT_PORT" "$NEO4J_R
   echo "make test: fix the above, or run NEORAG_SKIP_NEO4J=1 make test to skip Neo4j-backed tests" >&2
   exit 1
 fi
+"$py" ops/neo4j/mark_test_db.py "bolt://127.0.0.1:$NEO4J_BOLT_PORT" "$NEO4J_RUN_DIR/password"
 export NEO4J_URI="bolt://127.0.0.1:$NEO4J_BOLT_PORT" NEO4J_USER=neo4j
 NEO4J_PASSWORD="$(cat "$NEO4J_RUN_DIR/password")"
 export NEO4J_PASSWORD

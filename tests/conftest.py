@@ -5,6 +5,7 @@ fail with a message saying so, unless NEORAG_SKIP_NEO4J=1 opts out explicitly.""
 from __future__ import annotations
 
 import os
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -50,12 +51,44 @@ def neo4j_config_from_env() -> Neo4jConfig:
             "set); run `make test`, or set NEORAG_SKIP_NEO4J=1 to skip Neo4j-backed tests",
             pytrace=False,
         )
-    return Neo4jConfig(
+    cfg = Neo4jConfig(
         uri=uri,
         user=os.environ.get("NEO4J_USER", "neo4j"),
         password=SecretStr(os.environ.get("NEO4J_PASSWORD", "")),
         database=os.environ.get("NEO4J_DATABASE", "neo4j"),
     )
+    if (cfg.uri, cfg.database) not in _checked_databases:
+        require_test_database(cfg)
+        _checked_databases.add((cfg.uri, cfg.database))
+    return cfg
+
+
+_checked_databases: set[tuple[str, str]] = set()
+
+
+def require_test_database(cfg: Neo4jConfig) -> None:
+    """Refuse a database holding data the test harness did not create: the harness marks
+    the fresh database it starts (`ops/test.sh` → `ops/neo4j/mark_test_db.py`); an empty
+    database is marked here. Anything else — a user's server behind an exported NEO4J_URI —
+    stops the run with a message, before any test writes."""
+    from neo4j import GraphDatabase
+
+    import cypher
+
+    with GraphDatabase.driver(cfg.uri, auth=(cfg.user, cfg.password.get_secret_value())) as d:
+        marked = d.execute_query(cypher.load("test_marker_count"), database_=cfg.database)
+        if marked.records[0]["markers"] > 0:
+            return
+        other = d.execute_query(cypher.load("any_node"), database_=cfg.database)
+        if other.records:
+            pytest.exit(
+                f"refusing to run Neo4j-backed tests against {cfg.uri} (database "
+                f"{cfg.database!r}): it holds data the test harness did not create. "
+                "Run `make test`, which starts a fresh server, or point NEO4J_URI at an empty "
+                "scratch database.",
+                returncode=4,
+            )
+        d.execute_query(cypher.load("test_marker_create"), database_=cfg.database)
 
 
 @pytest.fixture(scope="session")
@@ -63,12 +96,18 @@ def neo4j_config() -> Neo4jConfig:
     return neo4j_config_from_env()
 
 
+def fresh_collection() -> str:
+    """A collection no other test (or person) uses."""
+    return f"test-{uuid.uuid4().hex[:12]}"
+
+
 @pytest.fixture()
 def neo4j_store(neo4j_config: Neo4jConfig) -> Iterator[object]:
+    """A Neo4j store bound to a fresh collection of the marked test database; only that
+    collection is cleared afterwards."""
     from graph.neo4j.store import Neo4jStore
 
-    store = Neo4jStore(neo4j_config)
-    store.clear()
+    store = Neo4jStore(neo4j_config, fresh_collection())
     try:
         yield store
     finally:

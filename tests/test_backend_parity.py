@@ -19,7 +19,7 @@ from graph.neo4j.store import Neo4jStore
 from ingest.models import IngestModels
 from ingest.runner import run_ingest
 from ingest.tokens import Analyzer
-from tests.conftest import DATASETS, neo4j_config_from_env
+from tests.conftest import DATASETS, fresh_collection, neo4j_config_from_env
 
 pytestmark = [pytest.mark.slow, pytest.mark.neo4j]
 PASSAGES = 400
@@ -52,15 +52,14 @@ def _slice(tmp: Path) -> tuple[Path, list[dict]]:
 def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
     tmp = tmp_path_factory.mktemp("parity")
     corpus, questions = _slice(tmp)
-    base = Settings(data_dir=tmp / "data")
+    base = Settings(data_dir=tmp / "data", collection=fresh_collection())
     settings = {
         "embedded": base.model_copy(update={"backend": "embedded"}),
         "neo4j": base.model_copy(update={"backend": "neo4j"}),
     }
     models = IngestModels(base.ingest.models)
-    embedded = EmbeddedStore(store_path(settings["embedded"]))
-    neo4j = Neo4jStore(neo4j_config_from_env())
-    neo4j.clear()
+    embedded = EmbeddedStore(store_path(settings["embedded"]), base.collection)
+    neo4j = Neo4jStore(neo4j_config_from_env(), base.collection)
     for name, store in (("embedded", embedded), ("neo4j", neo4j)):
         run_ingest(
             corpus, store, base.ingest, base.algorithms, index_dir(settings[name]), models=models

@@ -63,7 +63,18 @@ def test_gds_version_pinned_and_matches_pom(neo4j: dict[str, Any]) -> None:
     assert json.loads(env["NEO4J_PLUGINS"]) == ["graph-data-science"]
     major, minor, _ = gds.split(".")
     assert env["NEORAG_GDS_LINE"] == f"{major}.{minor}."
-    assert "gds.*" in env["NEO4J_dbms_security_procedures_unrestricted"].split(",")
+
+
+def allowed_procedures() -> list[str]:
+    text = (REPO / "ops" / "neo4j" / "allowed-procedures").read_text(encoding="utf-8")
+    return [line.strip() for line in text.splitlines() if line.strip() and line[0] != "#"]
+
+
+def test_same_procedures_and_csv_rule_as_the_assembled_server(neo4j: dict[str, Any]) -> None:
+    env = neo4j["environment"]
+    for setting in ("unrestricted", "allowlist"):
+        assert env[f"NEO4J_dbms_security_procedures_{setting}"].split(",") == allowed_procedures()
+    assert env["NEO4J_dbms_security_allow__csv__import__from__file__urls"] == "false"
 
 
 def test_password_comes_from_environment(neo4j: dict[str, Any], app: dict[str, Any]) -> None:
@@ -91,11 +102,13 @@ def test_healthcheck_calls_gds_version(neo4j: dict[str, Any]) -> None:
 
 def _run_healthcheck(neo4j: dict[str, Any], tmp_path: Path, prints: str) -> int:
     """Run the healthcheck line as the container would, with `cypher-shell` replaced by a
-    script that checks the credentials and prints `prints` as `--format plain` would."""
+    script that checks the credentials (from NEO4J_PASSWORD, never an argument) and prints
+    `prints` as `--format plain` would."""
     stub = tmp_path / "cypher-shell"
     stub.write_text(
         "#!/bin/sh\n"
-        'case "$*" in *"-p secret-pw "*"gds.version()"*) ;; *) exit 1 ;; esac\n'
+        '[ "$NEO4J_PASSWORD" = secret-pw ] || exit 1\n'
+        'case "$*" in *secret-pw*) exit 1 ;; *"-u neo4j "*"gds.version()"*) ;; *) exit 1 ;; esac\n'
         f"printf '{prints}'\n"
     )
     stub.chmod(0o755)

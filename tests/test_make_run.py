@@ -43,6 +43,13 @@ def test_make_run_indexes_the_sample_corpus_once(tmp_path: Path) -> None:
     assert repeat["new"] == [] and repeat["unchanged"] == len(report["new"])
     assert repeat["graph_version"] == report["graph_version"]
 
+    # the chat and the CLI share one data dir and collection: `neorag ask` sees the corpus
+    assert not any("NEORAG_DATA_DIR" in x or "NEORAG_COLLECTION" in x for x in _run_recipe())
+    ask = [sys.executable, "-m", "app.cli", "ask", "What is the graph model?", "--json"]
+    answered = subprocess.run(ask, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert answered.returncode == 0, answered.stderr[-2000:]
+    assert json.loads(answered.stdout)["citations"]
+
 
 def test_make_run_serves_the_chat_on_localhost() -> None:
     line = next((x for x in _run_recipe() if "streamlit run" in x), None)

@@ -2,15 +2,18 @@
 one process, and report recall, MRR, context size, latency and, with `answer="offline"` (the
 LLM-free reader, app/reader), EM, F1, answer_hit and the answer step's latency.
 
-The index is cached per dataset, backend and content hash of corpus.jsonl plus the ingest
-configuration, so a second run skips indexing. Latency excludes model loading: each mode
-answers one warm-up question before the timed ones.
+Each dataset is indexed into a collection of its own (`eval-<dataset>`), never into the
+user's: nothing outside it is read or deleted. The index is kept while the corpus file, its
+content and the ingest configuration stay the same, so a second run skips indexing.
+Latency excludes model loading: each mode answers one warm-up question before the timed
+ones.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,10 +21,22 @@ from pathlib import Path
 from typing import Any
 
 from app.engine import Engine
-from app.eval.metrics import answer_in, exact_match, mrr, percentile, recall_at_k, token_f1
-from app.services import index_dir, open_store
+from app.eval.metrics import (
+    answer_in,
+    answer_in_texts,
+    exact_match,
+    mrr,
+    percentile,
+    recall_at_k,
+    token_f1,
+)
+from app.ingest_command import collection_writer
+from app.services import index_dir
 from app.settings import Settings
+from graph.collections import check_collection
 from graph.errors import NeoragError
+from ingest.config import IngestConfig
+from ingest.identity import document_id, passage_key
 from ingest.report import NoProgress, Progress
 from ingest.runner import config_fingerprint, run_ingest
 
@@ -30,20 +45,33 @@ KS = (2, 5, 10)
 
 @dataclass(slots=True)
 class Dataset:
+    """A question set and its corpus: a `corpus.jsonl` of passages (gold = passage ids,
+    `gold_ids`) or a folder of pages (`pages/`, gold = paths under it, `gold_pages`), the
+    shape of a user's own documentation."""
+
     name: str
     directory: Path
     corpus: Path
     questions: list[dict[str, Any]]
+    kind: str = "corpus"
 
     @classmethod
     def load(cls, directory: Path, limit: int | None = None) -> Dataset:
-        corpus, questions_file = directory / "corpus.jsonl", directory / "questions.jsonl"
-        if not corpus.is_file() or not questions_file.is_file():
-            raise NeoragError(f"{directory} needs corpus.jsonl and questions.jsonl")
-        name = directory.name
-        meta = directory / "meta.json"
-        if meta.is_file():
-            name = json.loads(meta.read_text()).get("name", name)
+        questions_file = directory / "questions.jsonl"
+        meta = (
+            json.loads((directory / "meta.json").read_text())
+            if (directory / "meta.json").is_file()
+            else {}
+        )
+        pages = directory / str(meta.get("pages", "pages"))
+        if (directory / "corpus.jsonl").is_file():
+            kind, corpus, gold_key = "corpus", directory / "corpus.jsonl", "gold_ids"
+        elif pages.is_dir():
+            kind, corpus, gold_key = "folder", pages, "gold_pages"
+        else:
+            raise NeoragError(f"{directory} needs corpus.jsonl (or pages/) and questions.jsonl")
+        if not questions_file.is_file():
+            raise NeoragError(f"{directory} needs corpus.jsonl (or pages/) and questions.jsonl")
         questions = []
         for n, line in enumerate(questions_file.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():
@@ -52,13 +80,21 @@ class Dataset:
                 q = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise NeoragError(f"{questions_file}:{n}: malformed JSON ({exc.msg})") from None
-            if not q.get("question") or not q.get("gold_ids"):
-                raise NeoragError(f"{questions_file}:{n}: needs question and gold_ids")
+            if not q.get("question") or not q.get(gold_key):
+                raise NeoragError(f"{questions_file}:{n}: needs question and {gold_key}")
+            q["gold"] = list(q[gold_key])
             questions.append(q)
-        return cls(name, directory, corpus, questions[:limit] if limit else questions)
+        name = str(meta.get("name", directory.name))
+        return cls(name, directory, corpus, questions[:limit] if limit else questions, kind)
 
     def content_hash(self) -> str:
-        return hashlib.sha256(self.corpus.read_bytes()).hexdigest()[:16]
+        if self.kind == "corpus":
+            return hashlib.sha256(self.corpus.read_bytes()).hexdigest()[:16]
+        h = hashlib.sha256()
+        for path in sorted(p for p in self.corpus.rglob("*") if p.is_file()):
+            h.update(path.relative_to(self.corpus).as_posix().encode() + b"\0")
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+        return h.hexdigest()[:16]
 
 
 @dataclass(slots=True)
@@ -71,6 +107,8 @@ class ModeResult:
     f1: list[float] = field(default_factory=list)
     answer_hit: list[float] = field(default_factory=list)
     answer_ms: list[float] = field(default_factory=list)
+    answer_at_5: list[float] = field(default_factory=list)
+    answer_in_context: list[float] = field(default_factory=list)
 
     def summary(self) -> dict[str, float | None]:
         def mean(xs: Sequence[float]) -> float:
@@ -86,6 +124,10 @@ class ModeResult:
         )
         out["latency_ms_p95"] = (
             round(percentile(self.latency_ms, 95), 2) if self.latency_ms else 0.0
+        )
+        out["answer@5"] = mean([100 * x for x in self.answer_at_5]) if self.answer_at_5 else None
+        out["answer_in_context"] = (
+            mean([100 * x for x in self.answer_in_context]) if self.answer_in_context else None
         )
         out["em"] = mean([100 * x for x in self.em]) if self.em else None
         out["f1"] = mean([100 * x for x in self.f1]) if self.f1 else None
@@ -110,20 +152,41 @@ def offline_answerer(engine: Engine) -> Callable[[str, Any], str]:
 ANSWERERS: dict[str, Callable[[Engine], Callable[[str, Any], str]]] = {"offline": offline_answerer}
 
 
+def eval_collection(settings: Settings, dataset: Dataset) -> str:
+    """`eval-<dataset>` (plus the ingest configuration's fingerprint when it is not the
+    default one, so ablations of index-time settings keep their own index)."""
+    base = re.sub(r"[^a-z0-9_-]+", "-", dataset.directory.name.lower()).strip("-_") or "dataset"
+    name = f"eval-{base}"[:48]
+    fingerprint = config_fingerprint(settings.ingest)
+    if fingerprint != config_fingerprint(IngestConfig()):
+        name = f"{name}-{fingerprint[:8]}"
+    return check_collection(name)
+
+
 def eval_settings(settings: Settings, dataset: Dataset) -> Settings:
-    """A data dir of its own per dataset and corpus content, so indexes are reused."""
-    fingerprint = config_fingerprint(settings.ingest)[:8]
-    key = f"{dataset.directory.name}-{dataset.content_hash()}-{fingerprint}"
-    return settings.model_copy(update={"data_dir": settings.data_dir / "eval" / key})
+    """The evaluation's own collection: it indexes there and touches nothing else."""
+    return settings.for_collection(eval_collection(settings, dataset))
+
+
+def gold_document_ids(settings: Settings, dataset: Dataset, gold: Sequence[str]) -> list[str]:
+    """The stored ids of a question's gold documents: passages by their id within
+    corpus.jsonl, or pages by their path under the pages folder."""
+    root = dataset.corpus.resolve()
+    if dataset.kind == "folder":
+        return [document_id(settings.collection, str(root / g)) for g in gold]
+    return [document_id(settings.collection, passage_key(str(root), g)) for g in gold]
 
 
 def ensure_index(settings: Settings, dataset: Dataset, progress: Progress) -> float:
-    """Index the corpus unless the store already holds exactly this dataset (same corpus
-    content and ingest configuration); returns the seconds indexing took when it was built,
-    possibly by an earlier run. A store holding anything else is rebuilt: one Neo4j database
-    serves one evaluation dataset at a time."""
-    key = f"{dataset.name}:{dataset.content_hash()}:{config_fingerprint(settings.ingest)}"
-    with open_store(settings) as store:
+    """Index the corpus into the evaluation's collection unless it already holds exactly
+    this dataset (same corpus file and content, same ingest configuration); returns the
+    seconds indexing took when it was built, possibly by an earlier run. A collection
+    holding anything else is rebuilt — only that collection."""
+    key = (
+        f"{dataset.name}:{dataset.corpus.resolve()}:{dataset.content_hash()}:"
+        f"{config_fingerprint(settings.ingest)}"
+    )
+    with collection_writer(settings) as store:
         if store.get_meta("eval_dataset") == key and store.get_meta("eval_index_seconds"):
             run_ingest(  # a no-op unless a derived stage is stale (e.g. newer edge builders)
                 dataset.corpus, store, settings.ingest, settings.algorithms, index_dir(settings)
@@ -181,11 +244,16 @@ def run_eval(
                 result = retriever.retrieve(q["question"])
                 acc.latency_ms.append((time.perf_counter() - t0) * 1000)
                 ranking = result.doc_ranking()
-                gold = q["gold_ids"]
+                gold = gold_document_ids(settings, dataset, q["gold"])
                 for k in KS:
                     acc.recalls[k].append(recall_at_k(ranking, gold, k))
                 acc.mrr.append(mrr(ranking, gold))
                 acc.context_tokens.append(result.context_tokens)
+                if q.get("answers"):
+                    top = engine.store.get_chunks([c.chunk_id for c in result.ranking[:5]])
+                    acc.answer_at_5.append(answer_in_texts([c.text for c in top], q["answers"]))
+                    in_context = answer_in_texts([c.text for c in result.context], q["answers"])
+                    acc.answer_in_context.append(in_context)
                 if answerer is not None and q.get("answers"):
                     t1 = time.perf_counter()
                     prediction = answerer(q["question"], result)
@@ -200,7 +268,9 @@ def run_eval(
         engine.close()
     return {
         "dataset": dataset.name,
+        "kind": dataset.kind,
         "backend": settings.backend,
+        "collection": settings.collection,
         "questions": len(dataset.questions),
         "index_seconds": index_seconds,
         "results": results,
@@ -216,6 +286,7 @@ def markdown_table(report: dict[str, Any]) -> str:
         "context_tokens_mean",
         "latency_ms_p50",
         "latency_ms_p95",
+        "answer@5",
         "em",
         "f1",
         "answer_hit",

@@ -297,10 +297,11 @@ class LiteragRetriever(Retriever):
         typed: TypedEdges = defaultdict(list)
         related: dict[str, list[tuple[str, float]]] = defaultdict(list)
         front = set(frontier)
+        indexed = self.engine.indexed  # a re-ingest may link chunks not yet published
         for e in self.engine.store.neighbours(frontier):
             if e.kind == RELATED:
                 for a, b in ((e.src, e.dst), (e.dst, e.src)):
-                    if a in front:
+                    if a in front and b in indexed:
                         related[a].append((b, e.weight))
             elif e.kind in EDGE_KINDS:
                 typed[frozenset((e.src, e.dst))].append((e.kind, e.src, e.dst, e.weight))

@@ -22,8 +22,11 @@ from graph.types import ChunkView
 
 
 def expand(engine, seeds: Sequence[str], hops: int, cap: int) -> list[str]:
-    """Breadth-first over RELATED, strongest edges first, until `cap` chunks."""
-    members = list(dict.fromkeys(seeds))[:cap]
+    """Breadth-first over RELATED, strongest edges first, until `cap` chunks. Only chunks
+    of the published index: during a re-ingest the stored graph may already link chunks
+    the search indexes do not hold yet."""
+    indexed = engine.indexed
+    members = [c for c in dict.fromkeys(seeds) if c in indexed][:cap]
     seen = set(members)
     frontier = members
     for _ in range(hops):
@@ -33,7 +36,7 @@ def expand(engine, seeds: Sequence[str], hops: int, cap: int) -> list[str]:
         best: dict[str, float] = {}
         for e in edges:
             for a, b in ((e.src, e.dst), (e.dst, e.src)):
-                if a in frontier and b not in seen:
+                if a in frontier and b not in seen and b in indexed:
                     best[b] = max(best.get(b, 0.0), e.weight)
         nxt = sorted(best, key=lambda c: (-best[c], c))[: cap - len(members)]
         members += nxt

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -15,9 +14,8 @@ from streamlit.delta_generator import DeltaGenerator
 
 from app.ingest_command import ingest_once
 from app.settings import Settings
+from app.uploads import save_upload
 from ingest.report import IngestReport
-
-_UNSAFE = re.compile(r"[^\w.\- ]+")
 
 
 class Upload(Protocol):
@@ -28,20 +26,12 @@ class Upload(Protocol):
     def getvalue(self) -> bytes: ...
 
 
-def uploads_dir(settings: Settings) -> Path:
-    """Uploads live beside the backend state, so `make clean` and a new data dir reset both."""
-    return settings.data_dir / "uploads"
-
-
 def save_uploads(settings: Settings, files: Iterable[Upload]) -> Path:
-    """Write the files under `<data_dir>/uploads/` (plain names, no paths) and return that
+    """Keep the files under the collection's uploads folder (`app.uploads`) and return that
     folder: ingesting the whole folder keeps earlier uploads in the index."""
-    folder = uploads_dir(settings)
-    folder.mkdir(parents=True, exist_ok=True)
     for f in files:
-        name = _UNSAFE.sub("_", Path(f.name).name).lstrip(".") or "upload.txt"
-        (folder / name).write_bytes(f.getvalue())
-    return folder
+        save_upload(settings, f.name, f.getvalue())
+    return settings.uploads_dir
 
 
 @dataclass(slots=True)
@@ -82,5 +72,6 @@ class StreamlitProgress:
 
 
 def ingest_path(settings: Settings, path: Path, progress: StreamlitProgress) -> IngestReport:
-    """`ingest_once` with Streamlit bars: the same lock and run log as the CLI."""
-    return ingest_once(settings, path, progress=progress)
+    """`ingest_once` with Streamlit bars: the same lock and run log as the CLI, and only
+    paths under the allowed ingest roots (the chat has no login of its own)."""
+    return ingest_once(settings, path, progress=progress, bounded=True)

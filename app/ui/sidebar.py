@@ -8,12 +8,14 @@ from typing import Any
 
 import streamlit as st
 
+from app.collections import list_collections
 from app.engine import Engine
 from app.ingest_command import LockedError
 from app.retrieval import mode_names
 from app.runlog import recent_runs
 from app.settings import Settings
 from app.ui.ingest import StreamlitProgress, ingest_path, save_uploads
+from graph.collections import is_collection_name
 from graph.errors import NeoragError
 from graph.types import EDGE_KINDS
 from ingest.loaders import SUPPORTED_EXTENSIONS
@@ -51,14 +53,51 @@ def _count(n: int, noun: str) -> str:
     return f"**{n:,}** {plural}"
 
 
-def status_box(settings: Settings, engine: Engine | None) -> None:
+COLLECTION_KEY = "collection"
+
+
+def collection_picker(settings: Settings) -> Settings:
+    """Which collection this session reads and adds to (default: NEORAG_COLLECTION); a new
+    name creates the collection on its first ingest. Returns the settings bound to it."""
+    try:
+        names = [c.name for c in list_collections(settings)]
+    except NeoragError:
+        names = []
+    names = sorted({*names, settings.collection})
+    current = st.session_state.get(COLLECTION_KEY, settings.collection)
+    choice = st.selectbox(
+        "Collection",
+        [*names, NEW_COLLECTION] if current in names else [*names, current, NEW_COLLECTION],
+        index=(names.index(current) if current in names else len(names)),
+        help="Independent corpora in one backend; a question only sees its collection.",
+    )
+    if choice == NEW_COLLECTION:
+        typed = st.text_input("New collection name", placeholder="e.g. team-docs")
+        if not typed.strip():
+            return settings.for_collection(current)
+        if not is_collection_name(typed.strip()):
+            st.error("Use 1-64 characters a-z, 0-9, '_' or '-', starting with a letter or digit.")
+            return settings.for_collection(current)
+        choice = typed.strip()
+    st.session_state[COLLECTION_KEY] = choice
+    return settings.for_collection(choice)
+
+
+NEW_COLLECTION = "➕ new collection…"
+
+
+def status_box(settings: Settings, engine: Engine | None, error: str | None = None) -> None:
     """Counts from `store.status()`, graph version and the last ingest run."""
     with st.container(border=True):
         name, where = backend_label(settings)
-        st.markdown(f"**Backend** {name}")
+        st.markdown(f"**Backend** {name} · collection `{settings.collection}`")
         st.caption(f"`{where}`")
         if engine is None:
-            st.caption("Not connected — see the message on the right.")
+            st.caption(
+                "Not connected — see the message on the right."
+                if error
+                else "A new collection: add documents below to create it."
+            )
             return
         try:
             status = engine.store.status()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -21,8 +22,10 @@ from scipy import sparse
 
 from graph.adjacency import symmetric
 from graph.base import AnalyticsReport, GraphStore, TermMatrix
+from graph.collections import DEFAULT_COLLECTION, check_collection
 from graph.config import AlgorithmConfig
 from graph.embedded.memory import MemoryGraphs
+from graph.errors import StoreFull
 from graph.types import (
     EDGE_KINDS,
     RELATED,
@@ -51,7 +54,9 @@ def _blob(vector: np.ndarray | None) -> bytes | None:
 class EmbeddedStore(GraphStore):
     backend = "embedded"
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, collection: str = DEFAULT_COLLECTION) -> None:
+        """One SQLite file holds one collection (the file's folder is named after it)."""
+        self.collection = check_collection(collection)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
@@ -65,14 +70,26 @@ class EmbeddedStore(GraphStore):
     # ---- plumbing --------------------------------------------------------------------
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; a full disk (or file size limit) rolls it back whole and
+        becomes a StoreFull naming the store, so the file keeps its state before it."""
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
             try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._conn
+                except BaseException:
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                    raise
+                self._conn.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                if "full" in str(exc) or "disk I/O" in str(exc):
+                    raise StoreFull(
+                        f"cannot write the embedded store {self.path}: {exc} (disk full or "
+                        "a file size limit); free space and run the command again — the "
+                        "store keeps everything written before"
+                    ) from None
                 raise
-            self._conn.execute("COMMIT")
 
     def _rows(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
         with self._lock:
@@ -140,6 +157,10 @@ class EmbeddedStore(GraphStore):
             for doc, chunks in delta.add:
                 self._add_document(c, doc, chunks)
             self._apply_cooccurrence(c, delta.cooccurrence)
+            c.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('created_at', ?)",
+                (time.strftime("%Y-%m-%d %H:%M:%S"),),
+            )
             c.execute("DELETE FROM tokens WHERE df <= 0")
             c.execute(
                 "DELETE FROM entities WHERE key NOT IN (SELECT DISTINCT entity_key FROM mentions)"

@@ -6,6 +6,8 @@ appear in a message; the password never does.
 
 from __future__ import annotations
 
+import logging
+
 from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import (
     AuthError,
@@ -21,6 +23,12 @@ from graph.config import Neo4jConfig
 from graph.errors import BackendAuthError, BackendUnavailable, GdsMissing, NeoragError
 
 GDS_REQUIRED = (2, 13)
+
+# The driver logs each retry while a server is down ("Transaction failed and will be
+# retried in …") as a warning. With no logging configured, Python prints those to the
+# terminal, a screenful per outage; the user gets one line from `translate` instead. An app
+# that configures logging (the HTTP API) still receives them through its own handlers.
+logging.getLogger("neo4j").addHandler(logging.NullHandler())
 
 
 def unavailable(cfg: Neo4jConfig) -> BackendUnavailable:

@@ -1,9 +1,12 @@
 """GDS, server-side: named projections per graph version, PPR, Leiden, FastRP.
 
-The token graph is projected as `neorag_tokens_<db>_v<content version>` and the chunk graph
-as `neorag_chunks_<db>_v<graph version>`. They are created on first use after a change and
-kept in the catalog; older versions are dropped. Queries never project the big graphs; the
-only per-query projection is the small candidate subgraph SpectRAG diffuses over.
+Each collection has its own projections: the token graph as
+`neorag_tokens.<db>.<collection>.v<content version>_w<min weight>` and the chunk graph as
+`neorag_chunks.<db>.<collection>.v<graph version>` (collection names hold no dots, so one
+collection's prefix never matches another's). They are created on first use after a change
+and kept in the catalog; older versions of the same collection are dropped. Queries never
+project the big graphs; the only per-query projection is the small candidate subgraph
+SpectRAG diffuses over.
 """
 
 from __future__ import annotations
@@ -42,17 +45,29 @@ class GdsAnalytics:
         self.last_projection_seconds: dict[str, float] = {}
 
     # ---- projections -----------------------------------------------------------------
+    def _prefix(self, kind: str) -> str:
+        return f"{PREFIX}{kind}.{self.store.cfg.database}.{self.store.collection}.v"
+
     def _name(self, kind: str, version: int) -> str:
-        return f"{PREFIX}{kind}_{self.store.cfg.database}_v{version}"
+        return f"{self._prefix(kind)}{version}"
 
     def _catalog(self) -> list[str]:
         return [r["name"] for r in self.store.read("gds_graph_names")]
 
     def drop_all(self) -> None:
+        """Drop this collection's projections."""
+        mine = (self._prefix("tokens"), self._prefix("chunks"))
         for name in self._catalog():
-            if name.startswith(PREFIX):
+            if name.startswith(mine):
                 self.client.graph.drop(name, fail_if_missing=False)
         self._known.clear()
+
+    def drop_legacy(self) -> None:
+        """Drop the projections an older neorag made under database-wide names."""
+        legacy = tuple(f"{PREFIX}{k}_{self.store.cfg.database}_v" for k in ("tokens", "chunks"))
+        for name in self._catalog():
+            if name.startswith(legacy):
+                self.client.graph.drop(name, fail_if_missing=False)
 
     def projection(self, kind: str, *, refresh: bool = False, min_weight: int = 1) -> str:
         """The catalog name of the published `tokens` or `chunks` projection.
@@ -86,7 +101,7 @@ class GdsAnalytics:
                         raise
                 self.last_projection_seconds[kind] = round(time.perf_counter() - t0, 3)
             self.store.set_meta(meta_key, name)
-            prefix = f"{PREFIX}{kind}_{self.store.cfg.database}_v"
+            prefix = self._prefix(kind)
             for old in catalog:
                 if old.startswith(prefix) and old != name:
                     self.client.graph.drop(old, fail_if_missing=False)
@@ -94,15 +109,10 @@ class GdsAnalytics:
         return name
 
     def _project(self, kind: str, name: str, min_weight: int) -> None:
-        if kind != "tokens" or min_weight <= 1:
-            self.store.write(f"project_{kind[:-1]}_graph", name=name)
-            return
-        full = f"{name}_full"
-        self.store.write("project_token_graph", name=full)
-        try:
-            self.store.write("filter_token_graph", name=name, source=full, min_weight=min_weight)
-        finally:
-            self.client.graph.drop(full, fail_if_missing=False)
+        if kind == "tokens":
+            self.store.write("project_token_graph", name=name, min_weight=min_weight)
+        else:
+            self.store.write("project_chunk_graph", name=name)
 
     @staticmethod
     def _ppr_params(cfg: AlgorithmConfig) -> dict[str, Any]:
@@ -181,9 +191,14 @@ class GdsAnalytics:
             "tolerance": cfg.leiden_tolerance,
         }
         t0 = time.perf_counter()
-        rows = self.store.read("leiden_stream", **params)
-        stats = self.store.read("leiden_stats", **params)[0]
-        assignment = _relabel({r["id"]: int(r["community"]) for r in rows})
+        related = self.store.related_edges()
+        if any(e.weight > 0 for e in related):
+            rows = self.store.read("leiden_stream", **params)
+            stats = self.store.read("leiden_stats", **params)[0]
+            assignment = _relabel({r["id"]: int(r["community"]) for r in rows})
+        else:  # GDS's Leiden fails on a graph without weight; every chunk is its own
+            stats = {"modularity": 0.0}
+            assignment = _relabel({c: i for i, c in enumerate(ids)})
         self.store.write_communities(assignment, summarize(assignment, self.store.term_matrix()))
         report.seconds["leiden"] = round(time.perf_counter() - t0, 3)
         report.communities = len(set(assignment.values()))
@@ -207,7 +222,7 @@ class GdsAnalytics:
 
         t0 = time.perf_counter()
         index = {c: i for i, c in enumerate(ids)}
-        adj = from_edges(index, self.store.related_edges())
+        adj = from_edges(index, related)
         coords = spectral_coordinates(adj, cfg.spectral_dimension)
         self.store.write_vectors("spectral", dict(zip(ids, coords, strict=True)))
         report.seconds["spectral"] = round(time.perf_counter() - t0, 3)

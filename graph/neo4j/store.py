@@ -8,18 +8,21 @@ projections kept in the catalog (graph/neo4j/gds.py).
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from neo4j import ManagedTransaction, RoutingControl
+from neo4j import ManagedTransaction, Result, RoutingControl
 from scipy import sparse
 
 import cypher
 from graph.adjacency import symmetric
 from graph.base import AnalyticsReport, GraphStore, TermMatrix
+from graph.collections import DEFAULT_COLLECTION, check_collection
 from graph.config import AlgorithmConfig, Neo4jConfig
+from graph.errors import LegacyStore
 from graph.neo4j.connection import connect, translate
 from graph.neo4j.gds import GdsAnalytics
 from graph.types import (
@@ -37,6 +40,12 @@ from graph.types import (
 )
 
 _VECTOR_PROPS = ("embedding", "fastrp", "spectral")
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S")
+
+
 GRAPH_VERSION, CONTENT_VERSION = "graph_version", "content_version"
 
 
@@ -48,20 +57,30 @@ def _batches(rows: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
 class Neo4jStore(GraphStore):
     backend = "neo4j"
 
-    def __init__(self, cfg: Neo4jConfig) -> None:
+    def __init__(self, cfg: Neo4jConfig, collection: str, *, allow_legacy: bool = False) -> None:
+        """A store bound to one collection of the database. `allow_legacy` lets `ingest
+        --rebuild` open `default` although an older neorag's graph is still there (it
+        deletes that graph); otherwise its presence is an error naming the fix."""
         self.cfg = cfg
+        self.collection = check_collection(collection)
         self.driver, self.gds_version = connect(cfg)
         self._schema_ready = False
         self._vector_dimension: int | None = None
         self.gds = GdsAnalytics(self)
+        if self.collection == DEFAULT_COLLECTION and not allow_legacy:
+            try:
+                self.check_legacy()
+            except BaseException:
+                self.driver.close()
+                raise
 
     # ---- plumbing --------------------------------------------------------------------
     def read(self, query: str, /, **params: Any) -> list[dict[str, Any]]:
-        """Run the named cypher/ file in a read transaction."""
+        """Run the named cypher/ file in a read transaction (`$collection` is this store's)."""
         try:
             records, _, _ = self.driver.execute_query(
                 cypher.load(query),
-                params,
+                {"collection": self.collection, **params},
                 database_=self.cfg.database,
                 routing_=RoutingControl.READ,
             )
@@ -72,7 +91,9 @@ class Neo4jStore(GraphStore):
     def write(self, query: str, /, **params: Any) -> list[dict[str, Any]]:
         try:
             records, _, _ = self.driver.execute_query(
-                cypher.load(query), params, database_=self.cfg.database
+                cypher.load(query),
+                {"collection": self.collection, **params},
+                database_=self.cfg.database,
             )
         except Exception as exc:
             raise translate(exc, self.cfg) from None
@@ -85,16 +106,22 @@ class Neo4jStore(GraphStore):
         except Exception as exc:
             raise translate(exc, self.cfg) from None
 
+    def _run(self, tx: ManagedTransaction, name: str, /, **params: Any) -> Result:
+        """Run the named cypher/ file inside `tx`, with this store's `$collection`."""
+        return tx.run(cypher.load(name), {"collection": self.collection, **params})
+
     def _unwind(
         self, tx: ManagedTransaction, name: str, key: str, rows: Sequence[Any], **extra: Any
     ) -> None:
         for part in _batches(rows, self.cfg.write_batch_size):
-            tx.run(cypher.load(name), {key: list(part), **extra}).consume()
+            self._run(tx, name, **{key: list(part), **extra}).consume()
 
     def ensure_schema(self, dimension: int | None = None) -> None:
+        """Constraints and indexes, and this collection's registration, before a write."""
         if not self._schema_ready:
             for statement in cypher.statements("schema"):
                 self.write_raw(statement)
+            self.write("meta_set_if_absent", key="created_at", value=_now())
             self._schema_ready = True
         if dimension and dimension != self._vector_dimension:
             current = self.read("vector_index_dimension")
@@ -113,12 +140,41 @@ class Neo4jStore(GraphStore):
         self.driver.close()
 
     def clear(self) -> None:
+        """Delete this collection: its nodes, relationships and GDS projections. Other
+        collections, and anything in the database that neorag did not write, stay."""
         self.gds.drop_all()
+        self._auto_commit("clear_graph")
+        self._schema_ready = False  # the next write registers the collection again
+
+    def clear_legacy(self) -> None:
+        """Delete what an older neorag (before collections) wrote: its nodes carry no
+        `collection`, its projections have database-wide names. Only `ingest --rebuild`
+        into `default` calls this."""
+        self.gds.drop_legacy()
+        self._auto_commit("clear_legacy_graph")
+
+    def _auto_commit(self, name: str) -> None:
+        """Statements with CALL … IN TRANSACTIONS need an auto-commit transaction."""
         try:
             with self.driver.session(database=self.cfg.database) as session:
-                session.run(cypher.load("clear_graph")).consume()
+                session.run(cypher.load(name), {"collection": self.collection}).consume()
         except Exception as exc:
             raise translate(exc, self.cfg) from None
+
+    def check_legacy(self) -> None:
+        """Refuse to mix with a graph an older neorag wrote (ids without collections)."""
+        rows = self.read("legacy_documents")
+        n = int(rows[0]["documents"]) if rows else 0
+        if n:
+            raise LegacyStore(
+                f"Neo4j at {self.cfg.uri} holds {n} documents indexed by an older neorag "
+                "(document ids without collections); re-index them with "
+                "`neorag ingest PATH --rebuild`, which replaces that graph"
+            )
+
+    def collections(self) -> list[dict[str, Any]]:
+        """Every collection in the database with its document and chunk counts."""
+        return self.read("collections_list")
 
     def get_meta(self, key: str) -> str | None:
         rows = self.read("meta_get", key=key)
@@ -159,16 +215,13 @@ class Neo4jStore(GraphStore):
         if delta.remove_doc_ids:
             old_chunks = [
                 r["id"]
-                for r in tx.run(
-                    cypher.load("chunks_of_documents"), doc_ids=delta.remove_doc_ids
-                ).data()
+                for r in self._run(tx, "chunks_of_documents", doc_ids=delta.remove_doc_ids).data()
             ]
             old_keys = [
-                r["key"]
-                for r in tx.run(cypher.load("entities_of_chunks"), chunk_ids=old_chunks).data()
+                r["key"] for r in self._run(tx, "entities_of_chunks", chunk_ids=old_chunks).data()
             ]
-            for r in tx.run(
-                cypher.load("chunk_tokens_of_documents"), doc_ids=delta.remove_doc_ids
+            for r in self._run(
+                tx, "chunk_tokens_of_documents", doc_ids=delta.remove_doc_ids
             ).data():
                 touched_tokens.update(r["tokens"] or ())
             self._unwind(tx, "token_df_decrement", "chunk_ids", old_chunks)
@@ -181,8 +234,8 @@ class Neo4jStore(GraphStore):
         self._unwind(tx, "apply_cooccurs", "pairs", pairs)
         touched_tokens.update(t for a, b in delta.cooccurrence for t in (a, b))
         self._unwind(tx, "delete_orphan_tokens", "tokens", sorted(touched_tokens))
-        tx.run(cypher.load("meta_increment"), key=CONTENT_VERSION).consume()
-        return tx.run(cypher.load("meta_increment"), key=GRAPH_VERSION).single()["value"]
+        self._run(tx, "meta_increment", key=CONTENT_VERSION).consume()
+        return self._run(tx, "meta_increment", key=GRAPH_VERSION).single()["value"]
 
     def _add(
         self, tx: ManagedTransaction, add: Sequence[tuple[DocumentRecord, list[ChunkRecord]]]
@@ -272,9 +325,9 @@ class Neo4jStore(GraphStore):
                 raise ValueError(f"unknown chunk edge kind {e.kind!r}")
 
         def work(tx: ManagedTransaction) -> None:
-            tx.run(cypher.load("delete_chunk_edges")).consume()
+            self._run(tx, "delete_chunk_edges").consume()
             self._unwind(tx, "create_chunk_edges", "edges", rows)
-            tx.run(cypher.load("meta_increment"), key=GRAPH_VERSION).consume()
+            self._run(tx, "meta_increment", key=GRAPH_VERSION).consume()
 
         self.transaction(work)
 
@@ -282,8 +335,8 @@ class Neo4jStore(GraphStore):
         self, assignment: dict[str, int], communities: Sequence[CommunityRecord]
     ) -> None:
         def work(tx: ManagedTransaction) -> None:
-            tx.run(cypher.load("clear_communities")).consume()
-            tx.run(cypher.load("clear_chunk_vectors"), prop="community").consume()
+            self._run(tx, "clear_communities").consume()
+            self._run(tx, "clear_chunk_vectors", prop="community").consume()
             self._unwind(
                 tx,
                 "write_communities",
@@ -308,7 +361,7 @@ class Neo4jStore(GraphStore):
         rows = [{"chunk": c, "vector": [float(x) for x in v]} for c, v in vectors.items()]
 
         def work(tx: ManagedTransaction) -> None:
-            tx.run(cypher.load("clear_chunk_vectors"), prop=prop).consume()
+            self._run(tx, "clear_chunk_vectors", prop=prop).consume()
             self._unwind(tx, "write_chunk_vectors", "rows", rows, prop=prop)
 
         self.transaction(work)

@@ -17,9 +17,12 @@ Rules worth knowing:
   report line for each would bury the real problems. A `questions.jsonl` beside a
   `corpus.jsonl` (the evaluation-dataset layout) is not a document and is ignored too. A
   file named directly is always reported: unsupported extension, not a regular file, ...
-- Document ids: a file's path relative to the scan root (posix), or its file name when the
-  file itself was given; a jsonl record's `"id"`. The first document with an id wins, later
-  ones are skipped as duplicates (this also covers a record id equal to a file id).
+- Document names (`LoadedDocument.id`): a file's path relative to the scan root (posix), or
+  its file name when the file itself was given; a jsonl record's `"id"`. What identifies a
+  document is its `key`: the file's absolute path, or the corpus file's path plus
+  `#<record id>` (`ingest.identity`), so equal names from two roots or two corpus files never
+  collide. Within one corpus file the first record with an id wins, later ones are skipped
+  as duplicates.
 - `max_file_bytes` is checked before reading. For `.jsonl` it applies to each line instead of
   the file, so a large corpus of small passages loads while a single absurd record does not.
 - Text is NFC-normalised, newlines unified, trailing spaces stripped and blank-line runs
@@ -47,7 +50,13 @@ from ingest.loaders.types import (
     document_hash,
     normalize_text,
 )
-from ingest.loaders.walk import DATASET_SIDECARS, SUPPORTED_EXTENSIONS, scan, scanned_sources
+from ingest.loaders.walk import (
+    DATASET_SIDECARS,
+    SUPPORTED_EXTENSIONS,
+    scan,
+    scanned_sources,
+    within,
+)
 
 __all__ = [
     "DATASET_SIDECARS",
@@ -62,4 +71,5 @@ __all__ = [
     "parse_markdown",
     "scan",
     "scanned_sources",
+    "within",
 ]

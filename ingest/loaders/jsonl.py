@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from ingest.identity import passage_key
 from ingest.loaders.links import plain_section
 from ingest.loaders.text import BINARY_SNIFF_BYTES, human_size, open_binary
 from ingest.loaders.types import LoadedDocument, SkippedFile, make_document, normalize_text
@@ -116,7 +117,9 @@ def load_jsonl(
             good += 1
             doc_id, title, text = parsed
             normalized = normalize_text(text)
-            yield make_document(doc_id, source, title, [plain_section((), normalized)]), origin
+            sections = [plain_section((), normalized)]
+            key = passage_key(source, doc_id)
+            yield make_document(doc_id, source, title, sections, key=key), origin
         if not good:
             if lineno == 0 or not held:
                 yield SkippedFile(source, "no records")

@@ -34,7 +34,10 @@ class Section:
 
 @dataclass(slots=True)
 class LoadedDocument:
-    """One document ready for chunking. `content_hash` is derived from the content when not
+    """One document ready for chunking. `id` names it within its scan (the path relative to
+    the root, or a corpus record's id); `key` names its source on this host (the file's
+    absolute path, plus `#<record id>` for a corpus record) and is what the stored document
+    id is made from (`ingest.identity`). `content_hash` is derived from the content when not
     given (see `document_hash`)."""
 
     id: str
@@ -42,10 +45,13 @@ class LoadedDocument:
     title: str
     sections: list[Section]
     content_hash: str = field(default="")
+    key: str = field(default="")
 
     def __post_init__(self) -> None:
         if not self.content_hash:
             self.content_hash = document_hash(self.title, self.sections)
+        if not self.key:
+            self.key = self.source
 
     @property
     def text(self) -> str:
@@ -91,6 +97,8 @@ def one_line(text: str) -> str:
     return WHITESPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
 
 
-def make_document(doc_id: str, source: str, title: str, sections: list[Section]) -> LoadedDocument:
+def make_document(
+    doc_id: str, source: str, title: str, sections: list[Section], key: str = ""
+) -> LoadedDocument:
     """A document whose title is one line, falling back to its id."""
-    return LoadedDocument(doc_id, source, one_line(title) or doc_id, sections)
+    return LoadedDocument(doc_id, source, one_line(title) or doc_id, sections, key=key)

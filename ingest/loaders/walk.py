@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ingest.loaders.html import parse_html
@@ -116,8 +116,12 @@ def scanned_sources(path: Path | str) -> list[Path]:
     return [item[0] for item in _candidates(path) if not isinstance(item, SkippedFile)]
 
 
-def scan(path: Path | str, max_file_bytes: int) -> Iterator[LoadedDocument | SkippedFile]:
+def scan(
+    path: Path | str, max_file_bytes: int, allowed_roots: Sequence[Path] | None = None
+) -> Iterator[LoadedDocument | SkippedFile]:
     """Documents and skip reports for a file or folder (see the `ingest.loaders` docstring).
+    With `allowed_roots`, a file whose real path (symbolic links resolved) lies outside all
+    of them is skipped and reported, so a link inside an allowed folder cannot reach out.
 
     Raises `FileNotFoundError` immediately (not on first iteration) if `path` is missing,
     and `ValueError` for a non-positive `max_file_bytes`.
@@ -126,7 +130,7 @@ def scan(path: Path | str, max_file_bytes: int) -> Iterator[LoadedDocument | Ski
     _check_exists(path)
     if max_file_bytes < 1:
         raise ValueError("max_file_bytes must be positive")
-    return _scan(path, max_file_bytes)
+    return _scan(path, max_file_bytes, allowed_roots)
 
 
 def _load_file(
@@ -173,22 +177,34 @@ def _load_file(
     yield make_document(doc_id, source, title, sections), source
 
 
-def _scan(path: Path, limit: int) -> Iterator[LoadedDocument | SkippedFile]:
+def within(path: Path, roots: Sequence[Path]) -> bool:
+    """Whether `path`, with every symbolic link resolved, lies under one of `roots` (also
+    resolved)."""
+    real = Path(os.path.realpath(path))
+    return any(real.is_relative_to(os.path.realpath(root)) for root in roots)
+
+
+def _scan(
+    path: Path, limit: int, allowed_roots: Sequence[Path] | None
+) -> Iterator[LoadedDocument | SkippedFile]:
     first_seen: dict[str, str] = {}
     for item in _candidates(path):
         if isinstance(item, SkippedFile):
             yield item
             continue
         file_path, doc_id = item
+        if allowed_roots is not None and not within(file_path, allowed_roots):
+            yield SkippedFile(os.path.abspath(file_path), "outside the allowed ingest roots")
+            continue
         for result in _load_file(file_path, doc_id, limit):
             if isinstance(result, SkippedFile):
                 yield result
                 continue
             document, origin = result
-            earlier = first_seen.get(document.id)
+            earlier = first_seen.get(document.key)
             if earlier is not None:
                 reason = f"duplicate document id {document.id!r} (first loaded from {earlier})"
                 yield SkippedFile(origin, reason)
                 continue
-            first_seen[document.id] = origin
+            first_seen[document.key] = origin
             yield document

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Start, stop and check a local Neo4j 5.26 + GDS 2.13 server assembled by assemble.sh.
 #   server.sh start|stop|status|restart
+#   server.sh set-initial-password   only the first-start step that sets the password
 # Environment (all optional):
 #   NEO4J_RUN_DIR   where conf/, data/, logs/ live   (default: <repo>/.neo4j/dev)
 #   NEO4J_BOLT_PORT (7687)  NEO4J_HTTP_PORT (7474)  NEO4J_HEAP (2g)  NEO4J_PAGECACHE (512m)
 #   NEO4J_PASSWORD  initial password on first start; otherwise one is generated into
-#                   $NEO4J_RUN_DIR/password (mode 600) and never printed.
+#                   $NEO4J_RUN_DIR/password (mode 600) and never printed. Either way it never
+#                   appears on a command line (see set_initial_password).
 #   JAVA_HOME       a Java 17 or 21 runtime (default: java on PATH)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -15,6 +17,9 @@ bolt_port="${NEO4J_BOLT_PORT:-7687}"
 http_port="${NEO4J_HTTP_PORT:-7474}"
 java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 pidfile="$run/neo4j.pid"
+
+# Only the GDS procedures neorag calls are loaded (ops/neo4j/allowed-procedures).
+allowed_procedures() { grep -vE '^[[:space:]]*(#|$)' "$here/allowed-procedures" | paste -sd, -; }
 
 running() { [[ -f "$pidfile" ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
 
@@ -37,11 +42,37 @@ server.directories.plugins=$home/plugins
 server.memory.heap.initial_size=${NEO4J_HEAP:-2g}
 server.memory.heap.max_size=${NEO4J_HEAP:-2g}
 server.memory.pagecache.size=${NEO4J_PAGECACHE:-512m}
-dbms.security.procedures.unrestricted=gds.*
-dbms.security.procedures.allowlist=gds.*
+dbms.security.procedures.unrestricted=$(allowed_procedures)
+dbms.security.procedures.allowlist=$(allowed_procedures)
+dbms.security.allow_csv_import_from_file_urls=false
 dbms.usage_report.enabled=false
 db.tx_log.rotation.retention_policy=1 files
 CONF
+}
+
+# On first start only (no auth data yet). The password reaches AdminTool through a JDK
+# argument file (`java @file`, expanded inside the launcher), so it is never on a command
+# line that `ps` or /proc/*/cmdline shows; the file is mode 600 and removed straight away.
+set_initial_password() {
+  local home="$1"
+  [[ -d "$run/data/dbms" ]] && return 0
+  mkdir -p "$run/run"
+  local pw="${NEO4J_PASSWORD:-}"
+  if [[ -z "$pw" ]]; then
+    pw="$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 20)"
+    (umask 077; printf '%s' "$pw" > "$run/password")
+  fi
+  if [[ "$pw" == *$'\n'* || "$pw" == *$'\r'* ]]; then
+    echo "neo4j: NEO4J_PASSWORD must be a single line" >&2; exit 1
+  fi
+  local quoted="${pw//\\/\\\\}"
+  quoted="${quoted//\"/\\\"}"
+  local args="$run/run/initial-password.args"
+  (umask 077; printf 'org.neo4j.cli.AdminTool dbms set-initial-password "%s"\n' "$quoted" > "$args")
+  if ! NEO4J_HOME="$run" NEO4J_CONF="$run/conf" "$java" -cp "$home/lib/*" "@$args" >/dev/null; then
+    rm -f "$args"; echo "neo4j: could not set the initial password (see above)" >&2; exit 1
+  fi
+  rm -f "$args"
 }
 
 start() {
@@ -51,14 +82,7 @@ start() {
     echo "neo4j: Neo4j 5.26 needs Java 17 or 21; set JAVA_HOME (found: $("$java" -version 2>&1 | head -1))" >&2; exit 1; }
   write_conf "$home"
   export NEO4J_HOME="$run" NEO4J_CONF="$run/conf"
-  if [[ ! -d "$run/data/dbms" ]]; then
-    local pw="${NEO4J_PASSWORD:-}"
-    if [[ -z "$pw" ]]; then
-      pw="$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 20)"
-      (umask 077; printf '%s' "$pw" > "$run/password")
-    fi
-    "$java" -cp "$home/lib/*" org.neo4j.cli.AdminTool dbms set-initial-password "$pw" >/dev/null
-  fi
+  set_initial_password "$home"
   nohup "$java" -XX:+UseG1GC -XX:-OmitStackTraceInFastThrow \
     --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
     --add-opens=java.base/sun.nio.ch=ALL-UNNAMED \
@@ -82,6 +106,7 @@ case "${1:-}" in
   start) start ;;
   stop) stop ;;
   restart) stop; start ;;
+  set-initial-password) home="$("$here/assemble.sh")"; write_conf "$home"; set_initial_password "$home" ;;
   status) if running; then echo "neo4j: running (pid $(cat "$pidfile")) bolt://127.0.0.1:$bolt_port"; else echo "neo4j: not running"; exit 3; fi ;;
-  *) echo "usage: $0 start|stop|restart|status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|restart|status|set-initial-password" >&2; exit 2 ;;
 esac

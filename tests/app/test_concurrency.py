@@ -54,6 +54,7 @@ def env_for(settings: Settings) -> dict[str, str]:
     env.update(
         NEORAG_BACKEND=settings.backend,
         NEORAG_DATA_DIR=str(settings.data_dir),
+        NEORAG_COLLECTION=settings.collection,
         NEORAG_INGEST__BATCH_DOCUMENTS="4",
     )
     return env
@@ -61,8 +62,9 @@ def env_for(settings: Settings) -> dict[str, str]:
 
 @pytest.fixture(params=["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
-    if request.param == "neo4j":
-        request.getfixturevalue("neo4j_store")  # a real, empty Neo4j for this test
+    if request.param == "neo4j":  # a fresh collection of the real, marked test database
+        store = request.getfixturevalue("neo4j_store")
+        return Settings(backend="neo4j", data_dir=tmp_path / "data", collection=store.collection)
     return Settings(backend=request.param, data_dir=tmp_path / "data")
 
 

@@ -1,7 +1,8 @@
 """`neorag cypher` (and `serve`, and `--help` everywhere) through the real CLI.
 
 Statements run against the real Neo4j from the environment. Anything written uses the
-`NeoragMeta` label with a unique key, which the `neo4j_store` fixture's clear() removes.
+`NeoragMeta` label with a unique key in the `neo4j_store` fixture's collection, which its
+clear() removes.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from app import cli
-from app.cypher_command import WRITE_REFUSED, parse_params
+from app.cypher_command import WRITE_HINT, parse_params
 from graph.config import Neo4jConfig
 from graph.errors import NeoragError
 
@@ -126,6 +127,22 @@ def test_timeout_stops_a_long_statement(neo4j_env: None) -> None:
     assert_one_line_error(result, "0.3s", "--timeout")
 
 
+def test_row_cap_and_timeout_come_from_settings_and_flags_override(
+    neo4j_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NEORAG_CYPHER__MAX_ROWS", "4")
+    monkeypatch.setenv("NEORAG_CYPHER__TIMEOUT_SECONDS", "0.3")
+    capped = neorag("cypher", "UNWIND range(1, 10) AS x RETURN x", "--json")
+    assert capped.exit_code == 0, capped.output
+    assert [r["x"] for r in json.loads(capped.stdout)] == [1, 2, 3, 4]
+    assert "stopped at 4" in capped.stderr and "--max-rows" in capped.stderr
+    wider = neorag("cypher", "UNWIND range(1, 10) AS x RETURN x", "--json", "--max-rows", "6")
+    assert len(json.loads(wider.stdout)) == 6
+    slow = "UNWIND range(1, 1000000000) AS x WITH x WHERE x < 0 RETURN count(*)"
+    assert_one_line_error(neorag("cypher", slow), "0.3s", "--timeout")
+    assert_one_line_error(neorag("cypher", slow, "--timeout", "0.2"), "0.2s", "--timeout")
+
+
 # ---- writing ---------------------------------------------------------------------------
 
 
@@ -134,17 +151,30 @@ def test_write_without_flag_is_refused_and_writes_nothing(
 ) -> None:
     key = f"cli-probe-{uuid.uuid4().hex}"
     result = neorag("cypher", "CREATE (:NeoragMeta {key: $key, value: 'x'})", "-p", f"key={key}")
-    assert_one_line_error(result, WRITE_REFUSED)
-    # Hidden inside a subquery it is refused all the same: the server decides, not a regex.
+    assert_one_line_error(result, "a write (CREATE)", WRITE_HINT)
+    # Hidden inside a subquery it is refused all the same: the plan shows it, not a regex.
     hidden = "CALL () { CREATE (m:NeoragMeta {key: $key}) RETURN m } RETURN count(m)"
-    assert_one_line_error(neorag("cypher", hidden, "-p", f"key={key}"), WRITE_REFUSED)
+    assert_one_line_error(neorag("cypher", hidden, "-p", f"key={key}"), "CREATE", WRITE_HINT)
     assert probe_count(neo4j_store, key) == 0
+
+
+def test_gds_catalog_changes_and_load_csv_are_refused_in_one_line(neo4j_env: None) -> None:
+    drop = neorag("cypher", "CALL gds.graph.drop('neorag_tokens_x', false)")
+    assert_one_line_error(drop, "gds.graph.drop", "drops a GDS projection", WRITE_HINT)
+    load = neorag("cypher", "LOAD CSV FROM 'http://127.0.0.1:9/x.csv' AS row RETURN row")
+    assert_one_line_error(load, "LOAD CSV", WRITE_HINT)
 
 
 def test_write_with_flag_writes(neo4j_env: None, neo4j_store: Any) -> None:
     key = f"cli-probe-{uuid.uuid4().hex}"
     result = neorag(
-        "cypher", "CREATE (:NeoragMeta {key: $key, value: 'x'})", "-p", f"key={key}", "--write"
+        "cypher",
+        "CREATE (:NeoragMeta {collection: $c, key: $key, value: 'x'})",
+        "-p",
+        f"key={key}",
+        "-p",
+        f"c={neo4j_store.collection}",
+        "--write",
     )
     assert result.exit_code == 0, result.output
     assert "nodes created 1" in result.stdout
@@ -156,7 +186,11 @@ def test_write_with_flag_writes(neo4j_env: None, neo4j_store: Any) -> None:
     assert read.exit_code == 0, read.output
     [row] = json.loads(read.stdout)
     assert row["m"]["labels"] == ["NeoragMeta"]
-    assert row["m"]["properties"] == {"key": key, "value": "x"}
+    assert row["m"]["properties"] == {
+        "collection": neo4j_store.collection,
+        "key": key,
+        "value": "x",
+    }
 
 
 # ---- without Neo4j ---------------------------------------------------------------------

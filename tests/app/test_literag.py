@@ -34,6 +34,7 @@ from app.settings import Settings
 from graph.embedded.store import EmbeddedStore
 from graph.types import EDGE_KINDS, ChunkEdge
 from ingest.runner import run_ingest
+from tests.ids import name_of, names
 
 PASSAGES = {
     "mara": (
@@ -120,10 +121,10 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
 # ---- the real index ---------------------------------------------------------------------
 def test_two_hop_question_reaches_the_bridge_and_explains_it(index: Index) -> None:
     result = index.retriever.retrieve(TWO_HOP, top_k=5)
-    ranked = result.doc_ranking()
+    ranked = names(result.doc_ranking())
     assert ranked[0] == "mara"
     assert "castelbruno" in ranked[:3], ranked
-    dense = DenseRetriever(index.engine).retrieve(TWO_HOP, top_k=5).doc_ranking()
+    dense = names(DenseRetriever(index.engine).retrieve(TWO_HOP, top_k=5).doc_ranking())
     assert ranked.index("castelbruno") <= dense.index("castelbruno")
 
     heads = {c.split(': "', 1)[0]: c for c in result.chains}
@@ -211,7 +212,7 @@ def test_empty_index_gives_an_empty_result_with_a_note(tmp_path: Path) -> None:
 def test_fuzzy_title_match_anchors_a_misspelt_name(index: Index) -> None:
     result = index.retriever.retrieve("Where was Lucio Ferante born?")
     top = result.ranking[0]
-    assert doc_id_of(top.chunk_id) == "lucio"
+    assert name_of(doc_id_of(top.chunk_id)) == "lucio"
     assert top.signals["fuzzy"] > 0.5
 
 
@@ -243,7 +244,10 @@ def test_hub_penalty_lowers_a_hubs_rank() -> None:
     """From anchor `a`, a hub and a leaf behind equally strong edges: the hub goes second,
     and it loses less when it is in `a`'s community."""
     edges = [ChunkEdge("RELATED", "a", b, 0.5) for b in ("hub", "leaf")]
-    engine = SimpleNamespace(settings=Settings(backend="embedded"), store=EdgeStore(edges))
+    every = frozenset(c for e in edges for c in (e.src, e.dst))
+    engine = SimpleNamespace(
+        settings=Settings(backend="embedded"), store=EdgeStore(edges), indexed=every
+    )
     retriever = LiteragRetriever(cast(Engine, engine))
     reaches = {"a": Reach("a", "a", None, 0, 0.9)}
 

@@ -98,6 +98,10 @@ def app_for(monkeypatch: pytest.MonkeyPatch, data_dir: Path, **env: str) -> AppT
     return AppTest.from_file(APP, default_timeout=120).run()
 
 
+def mode_box(at: AppTest):
+    return next(s for s in at.sidebar.selectbox if s.label == "Retrieval mode")
+
+
 def assistant_text(at: AppTest) -> str:
     last = [m for m in at.chat_message if m.name == "assistant"][-1]
     return "\n".join(m.value for m in last.markdown)
@@ -153,7 +157,7 @@ def test_sidebar_knobs_apply_per_question(
     monkeypatch: pytest.MonkeyPatch, tiny_index: TinyIndex
 ) -> None:
     at = app_for(monkeypatch, tiny_index.data_dir)
-    at.sidebar.selectbox[0].set_value("tigrag")  # the hops knob is TIGRAG's entity hops
+    mode_box(at).set_value("tigrag")  # the hops knob is TIGRAG's entity hops
     top_k = next(s for s in at.sidebar.slider if s.label == "Top-k chunks")
     hops = next(s for s in at.sidebar.slider if s.label == "Hops")
     top_k.set_value(2)
@@ -167,10 +171,10 @@ def test_sidebar_knobs_apply_per_question(
 
 def test_every_mode_answers(monkeypatch: pytest.MonkeyPatch, tiny_index: TinyIndex) -> None:
     at = app_for(monkeypatch, tiny_index.data_dir)
-    modes = at.sidebar.selectbox[0].options
+    modes = mode_box(at).options
     assert set(mode_names()) == set(modes)
     for mode in modes:
-        at.sidebar.selectbox[0].set_value(mode)
+        mode_box(at).set_value(mode)
         ask(at)
         trace = [e for e in at.expander if e.label == "Evidence & trace"][-1]
         summary = next(m.value for m in trace.markdown if m.value.startswith("mode **"))
@@ -201,7 +205,7 @@ def test_neo4j_down_is_a_clear_error_and_the_sidebar_still_works(
     assert at.error, "an st.error names the problem"
     assert "127.0.0.1:1" in at.error[0].value
     assert "Traceback" not in at.error[0].value
-    assert [s.label for s in at.sidebar.selectbox] == ["Retrieval mode"]
+    assert [s.label for s in at.sidebar.selectbox] == ["Collection", "Retrieval mode"]
     assert at.chat_input[0].disabled
 
 
@@ -215,7 +219,7 @@ def test_add_documents_from_a_path_then_locked(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     docs = write_docs(tmp_path / "more", {"kell.md": DOCS["mount-kell.md"]})
-    at = app_for(monkeypatch, tmp_path / "data")
+    at = app_for(monkeypatch, tmp_path / "data", NEORAG_INGEST__ALLOWED_ROOTS=str(tmp_path))
     at.sidebar.text_input[0].input(str(docs))
     at.sidebar.button[0].click().run()
     assert not at.exception, at.exception
@@ -233,7 +237,36 @@ def test_add_documents_from_a_path_then_locked(
     assert any("another ingest" in w.value for w in at.sidebar.warning)
 
 
-def test_uploads_are_saved_by_plain_name(tmp_path: Path) -> None:
+def test_paths_outside_the_allowed_roots_are_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    allowed = write_docs(tmp_path / "allowed", {"kell.md": DOCS["mount-kell.md"]})
+    secret = write_docs(
+        tmp_path / "private", {"secret.md": "# Secret\n\nThe vault code is 4711.\n"}
+    )
+    (allowed / "link.md").symlink_to(secret / "secret.md")
+    (allowed / "linked-dir").symlink_to(secret, target_is_directory=True)
+    at = app_for(monkeypatch, tmp_path / "data", NEORAG_INGEST__ALLOWED_ROOTS=str(allowed))
+
+    at.sidebar.text_input[0].input(str(secret))
+    at.sidebar.button[0].click().run()
+    assert any("outside the allowed ingest roots" in e.value for e in at.sidebar.error)
+
+    at.sidebar.text_input[0].input(str(allowed))
+    at.sidebar.button[0].click().run()
+    assert not at.exception, at.exception
+    report = at.session_state["ingest_report"]
+    assert report["documents"]["new"] == 1, report  # kell.md only: the links reach outside
+    reasons = {Path(s["source"]).name: s["reason"] for s in report["skipped"]}
+    assert reasons == {
+        "link.md": "outside the allowed ingest roots",
+        "secret.md": "outside the allowed ingest roots",
+    }
+    ask(at, "What is the vault code?")
+    assert "4711" not in assistant_text(at)
+
+
+def test_uploads_are_kept_apart_by_content(tmp_path: Path) -> None:
     @dataclass
     class Fake:
         name: str
@@ -243,9 +276,37 @@ def test_uploads_are_saved_by_plain_name(tmp_path: Path) -> None:
             return self.data
 
     settings = Settings(backend="embedded", data_dir=tmp_path)
-    folder = save_uploads(settings, [Fake("../../evil.md", b"# hi"), Fake("a b.txt", b"x")])
-    assert folder == tmp_path / "uploads"
-    assert sorted(p.name for p in folder.iterdir()) == ["a b.txt", "evil.md"]
+    folder = save_uploads(
+        settings,
+        [Fake("../../evil.md", b"# hi"), Fake("a b.txt", b"x"), Fake("a b.txt", b"other")],
+    )
+    assert folder == tmp_path / "uploads" / "default"
+    files = sorted(p.relative_to(folder) for p in folder.rglob("*") if p.is_file())
+    assert sorted(p.name for p in files) == ["a b.txt", "a b.txt", "evil.md"]
+    assert len({p.parent for p in files}) == 3, "same-named uploads never overwrite each other"
+    again = save_uploads(settings, [Fake("a b.txt", b"x")])
+    assert sum(1 for p in again.rglob("*") if p.is_file()) == 3, "the same file is one upload"
+
+
+def test_a_new_collection_from_the_picker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    docs = write_docs(tmp_path / "more", {"kell.md": DOCS["mount-kell.md"]})
+    at = app_for(monkeypatch, tmp_path / "data", NEORAG_INGEST__ALLOWED_ROOTS=str(tmp_path))
+    picker = next(s for s in at.sidebar.selectbox if s.label == "Collection")
+    assert picker.value == "default"
+    picker.set_value(picker.options[-1]).run()  # "new collection…"
+    at.sidebar.text_input[0].input("team-notes").run()
+    assert any("collection `team-notes`" in m.value for m in at.sidebar.markdown)
+    path_box = next(t for t in at.sidebar.text_input if t.label.startswith("…or a file"))
+    path_box.input(str(docs))
+    next(b for b in at.sidebar.button if b.label == "Ingest").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["ingest_report"]["collection"] == "team-notes"
+    base = Settings(backend="embedded", data_dir=tmp_path / "data")
+    assert (base.for_collection("team-notes").collection_dir / "graph.sqlite").exists()
+    with EmbeddedStore(store_path(base)) as default:
+        assert default.status().documents == 0, "default stays untouched"
+    ask(at, "Who made the first ascent of Mount Kell?")
+    assert "Ottilie Brand" in assistant_text(at)
 
 
 class _FakeChatModel(BaseHTTPRequestHandler):

@@ -227,3 +227,38 @@ def test_chunk_ppr_on_candidate_subgraph(store) -> None:
     assert set(got) == {"a#0", "a#1"}  # b#0 is outside the candidate set
     assert got["a#0"] / total == pytest.approx(expected[0], abs=1e-4)
     assert store.chunk_ppr({"zzz": 1.0}, ["a#0"], EXACT) == {}
+
+
+@pytest.mark.neo4j
+def test_neo4j_collections_are_separate_graphs(neo4j_config) -> None:
+    """Two collections in one database: own tokens, own PageRank, own projections; clearing
+    one leaves the other exactly as it was."""
+    from graph.neo4j.store import Neo4jStore
+    from tests.conftest import fresh_collection
+
+    first, second = (Neo4jStore(neo4j_config, fresh_collection()) for _ in range(2))
+    try:
+        texts = {first: "hub leafa hub leafb", second: "hub leafz hub leafy leafz"}
+        for store, text in texts.items():
+            doc = f"{store.collection}:a"
+            add(store, {doc: [chunk(doc, 0, text), chunk(doc, 1, "hub " + text.split()[1])]})
+            store.run_analytics(EXACT)
+        kept = first.snapshot()
+        assert set(kept.tokens) == {"hub", "leafa", "leafb"}
+        assert set(second.snapshot().tokens) == {"hub", "leafy", "leafz"}
+        assert set(first.token_ppr({"hub": 1.0}, EXACT, 10)) <= {"hub", "leafa", "leafb"}
+        assert set(second.token_ppr({"hub": 1.0}, EXACT, 10)) <= {"hub", "leafy", "leafz"}
+        names = [r["name"] for r in first.read("gds_graph_names")]
+        for store in (first, second):
+            mine = [n for n in names if f".{store.collection}.v" in n]
+            assert any(n.startswith("neorag_tokens.") for n in mine), names
+            assert any(n.startswith("neorag_chunks.") for n in mine), names
+        second.clear()
+        assert first.snapshot() == kept
+        assert second.status().documents == 0 and second.snapshot().tokens == {}
+        remaining = [r["name"] for r in first.read("gds_graph_names")]
+        assert not [n for n in remaining if f".{second.collection}.v" in n]
+    finally:
+        for store in (first, second):
+            store.clear()
+            store.close()

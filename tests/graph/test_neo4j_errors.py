@@ -50,7 +50,7 @@ def test_wrong_password_is_one_line_naming_the_fix(
 ) -> None:
     cfg = neo4j_config.model_copy(update={"password": SecretStr(wrong_password)})
     with pytest.raises(BackendAuthError) as caught:
-        Neo4jStore(cfg)
+        Neo4jStore(cfg, "default")
     message = _one_line(str(caught.value))
     assert "NEO4J_PASSWORD" in message and cfg.uri in message
     assert wrong_password not in message
@@ -61,7 +61,7 @@ def test_closed_port_is_backend_unavailable() -> None:
     cfg = Neo4jConfig(uri=CLOSED_PORT_URI, password=SecretStr("never-shown-1234"))
     started = time.monotonic()
     with pytest.raises(BackendUnavailable) as caught:
-        Neo4jStore(cfg)
+        Neo4jStore(cfg, "default")
     message = _one_line(str(caught.value))
     assert CLOSED_PORT_URI in message and "make neo4j-start" in message
     assert "never-shown-1234" not in message
@@ -206,7 +206,7 @@ def neo4j_without_gds(tmp_path: Path) -> Iterator[str]:
 def test_server_without_gds_is_gds_missing(neo4j_without_gds: str) -> None:
     cfg = Neo4jConfig(uri=neo4j_without_gds, password=SecretStr("unused-auth-disabled"))
     with pytest.raises(GdsMissing) as caught:
-        Neo4jStore(cfg)
+        Neo4jStore(cfg, "default")
     message = _one_line(str(caught.value))
     assert "Graph Data Science" in message and "GDS" in message
     assert "gds.*" in message and neo4j_without_gds in message

@@ -3,6 +3,8 @@ same text embedded in a different batch can differ in the last bits)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from graph.types import GraphSnapshot
 
 FLOAT_TOLERANCE = 1e-4
@@ -23,3 +25,19 @@ def assert_same_graph(got: GraphSnapshot, want: GraphSnapshot) -> None:
         (abs(got.chunk_edges[k] - want.chunk_edges[k]) for k in want.chunk_edges), default=0.0
     )
     assert worst <= FLOAT_TOLERANCE, f"edge weights differ by up to {worst}"
+
+
+def uninterrupted_snapshot(root: Path, tmp_path: Path, collection: str) -> GraphSnapshot:
+    """The graph one uninterrupted ingest of `root` builds (default settings, embedded),
+    the reference crash and fault tests compare against."""
+    from app.settings import Settings
+    from graph.embedded.store import EmbeddedStore
+    from ingest.models import IngestModels
+    from ingest.runner import run_ingest
+
+    settings = Settings()
+    with EmbeddedStore(tmp_path / "reference.sqlite", collection) as ref:
+        models = IngestModels(settings.ingest.models)
+        index_dir = tmp_path / "reference-indexes"
+        run_ingest(root, ref, settings.ingest, settings.algorithms, index_dir, models=models)
+        return ref.snapshot()

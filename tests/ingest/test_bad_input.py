@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.ids import names
+
 pytestmark = pytest.mark.slow
 EXIT_SKIPPED = 1
 
@@ -65,14 +67,14 @@ def test_bad_files_are_reported_and_the_rest_ingests(tmp_path: Path) -> None:
     assert "too large" in reasons["huge.txt"]
     assert "permission denied" in reasons["locked.md"].lower()
     assert "line 2" in reasons["corpus.jsonl:2"] and "line 3" in reasons["corpus.jsonl:3"]
-    assert sorted(report["new"]) == ["also_good.txt", "good.md", "w1", "w2"]
+    assert sorted(names(report["new"])) == ["also_good.txt", "good.md", "w1", "w2"]
     assert report["documents"]["skipped"] == 7
 
     # Fixing a file and re-running picks it up; nothing already stored is lost.
     locked.chmod(0o644)
     again = cli(["ingest", str(docs), "--json"], env, drop_root=True)
     report2 = json.loads(again.stdout)
-    assert report2["new"] == ["locked.md"] and report2["unchanged"] == 4
+    assert names(report2["new"]) == ["locked.md"] and report2["unchanged"] == 4
     assert report2["removed"] == []
     status = json.loads(cli(["status", "--json"], env).stdout)
     assert status["documents"] == 5

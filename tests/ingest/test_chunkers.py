@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from itertools import pairwise
 from math import ceil
 
@@ -283,16 +282,15 @@ def test_cached_counter_gives_identical_chunks() -> None:
 # --------------------------------------------------------------------------- the real corpus
 
 
-def test_2wiki_corpus_chunks_quickly_with_sentence_windows() -> None:
+def test_2wiki_corpus_chunks_with_sentence_windows() -> None:
+    """Every passage of a real corpus chunks, with unique ids (its speed is measured by
+    `make bench`, not asserted here: timed tests fail on a busy machine)."""
     dataset_file("2wiki-dev", "corpus.jsonl")
     docs = [d for d in scan(CORPUS_2WIKI, 20 * 1024 * 1024) if isinstance(d, LoadedDocument)]
     assert len(docs) == 6119
-    started = time.perf_counter()
     chunked = [chunk_document(d, ChunkingConfig(), words) for d in docs]
-    elapsed = time.perf_counter() - started
     assert all(chunks and all(c.text for c in chunks) for chunks in chunked)
     ids = [
         chunk_id(d.id, c.ordinal, c.text) for d, cs in zip(docs, chunked, strict=True) for c in cs
     ]
     assert len(set(ids)) == len(ids)
-    assert elapsed < 4.0, f"chunking took {elapsed:.2f}s (target well under 2 s)"

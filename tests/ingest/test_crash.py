@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from app.services import store_path
 from app.settings import Settings
 from graph.embedded.store import EmbeddedStore
-from ingest.models import IngestModels
-from ingest.runner import run_ingest
 from tests.conftest import DATASETS
-from tests.ingest.graph_compare import assert_same_graph
+from tests.ingest.graph_compare import assert_same_graph, uninterrupted_snapshot
 
 pytestmark = pytest.mark.slow
 PASSAGES = 240
@@ -73,24 +72,12 @@ def kill_and_resume(root: Path, env: dict[str, str], count_docs, seed: int) -> l
     return seen
 
 
-def reference_snapshot(root: Path, tmp_path: Path, settings: Settings):
-    with EmbeddedStore(tmp_path / "reference.sqlite") as ref:
-        run_ingest(
-            root,
-            ref,
-            settings.ingest,
-            settings.algorithms,
-            tmp_path / "ref-idx",
-            models=IngestModels(settings.ingest.models),
-        )
-        return ref.snapshot()
-
-
-def base_env(tmp_path: Path, backend: str) -> dict[str, str]:
+def base_env(tmp_path: Path, backend: str, collection: str) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         NEORAG_BACKEND=backend,
         NEORAG_DATA_DIR=str(tmp_path / "data"),
+        NEORAG_COLLECTION=collection,
         NEORAG_INGEST__BATCH_DOCUMENTS=str(BATCH),
     )
     return env
@@ -98,9 +85,9 @@ def base_env(tmp_path: Path, backend: str) -> dict[str, str]:
 
 def test_embedded_survives_kills(tmp_path: Path) -> None:
     root = corpus(tmp_path)
-    want = reference_snapshot(root, tmp_path, Settings())
-    env = base_env(tmp_path, "embedded")
-    db = tmp_path / "data" / "embedded" / "graph.sqlite"
+    want = uninterrupted_snapshot(root, tmp_path, "default")
+    env = base_env(tmp_path, "embedded", "default")
+    db = store_path(Settings(backend="embedded", data_dir=tmp_path / "data"))
 
     def count() -> int:
         if not db.exists():
@@ -119,8 +106,8 @@ def test_embedded_survives_kills(tmp_path: Path) -> None:
 @pytest.mark.neo4j
 def test_neo4j_survives_kills(neo4j_store, tmp_path: Path) -> None:
     root = corpus(tmp_path)
-    want = reference_snapshot(root, tmp_path, Settings())
-    env = base_env(tmp_path, "neo4j")
+    want = uninterrupted_snapshot(root, tmp_path, neo4j_store.collection)
+    env = base_env(tmp_path, "neo4j", neo4j_store.collection)
     seen = kill_and_resume(root, env, lambda: documents_in(neo4j_store), seed=11)
     assert sum(0 < n < PASSAGES for n in seen) >= KILLS - 1, (
         f"kills did not land mid-ingest: {seen}"

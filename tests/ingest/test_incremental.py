@@ -11,6 +11,7 @@ from app.settings import Settings
 from graph.embedded.store import EmbeddedStore
 from ingest.models import IngestModels
 from ingest.runner import run_ingest
+from tests.ids import names
 from tests.ingest.corpora import write_corpus
 from tests.ingest.graph_compare import assert_same_graph
 
@@ -39,9 +40,9 @@ def test_reingest_is_exact(store, tmp_path: Path, models: IngestModels) -> None:
 
     write_corpus(root, "A2")
     second = ingest(store, root, tmp_path / "idx", models)
-    assert sorted(second.changed) == ["guide/install.md", "p17"]
-    assert sorted(second.removed) == ["notes.txt", "p19"]
-    assert sorted(second.new) == ["guide/faq.md", "p24"]
+    assert sorted(names(second.changed, root)) == ["guide/install.md", "p17"]
+    assert sorted(names(second.removed, root)) == ["notes.txt", "p19"]
+    assert sorted(names(second.new, root)) == ["guide/faq.md", "p24"]
     incremental = store.snapshot()
 
     store.clear()
@@ -57,7 +58,7 @@ def test_both_backends_build_the_same_graph(
     models: IngestModels,
 ) -> None:
     root = write_corpus(tmp_path / "docs", "A2")
-    with EmbeddedStore(tmp_path / "e.sqlite") as embedded:
+    with EmbeddedStore(tmp_path / "e.sqlite", neo4j_store.collection) as embedded:
         ingest(embedded, root, tmp_path / "i1", models)
         ingest(neo4j_store, root, tmp_path / "i2", models)
         want, got = embedded.snapshot(), neo4j_store.snapshot()
@@ -65,7 +66,8 @@ def test_both_backends_build_the_same_graph(
         # The Neo4j vector index answers with the same nearest chunk as FAISS would.
         vectors = embedded.chunk_vectors("embedding")
         some_id = sorted(vectors)[0]
-        hits = neo4j_store.read("vector_search", k=1, vector=[float(x) for x in vectors[some_id]])
+        vector = [float(x) for x in vectors[some_id]]
+        hits = neo4j_store.read("vector_search", k=1, candidates=50, vector=vector)
         assert hits and hits[0]["id"] == some_id
         e_status, n_status = embedded.status(), neo4j_store.status()
         assert e_status.edges == n_status.edges

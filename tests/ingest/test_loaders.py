@@ -354,13 +354,33 @@ def test_symlink_loops_terminate(tmp_path: Path) -> None:
     ]
 
 
-def test_duplicate_file_and_record_ids_keep_the_first(tmp_path: Path) -> None:
+def test_equal_names_from_different_sources_are_different_documents(tmp_path: Path) -> None:
+    """A record named like a file, the same passage id in two corpus files and the same
+    relative path under two folders: every one is its own document (its key)."""
     (tmp_path / "a.txt").write_text("file a")
-    (tmp_path / "b.jsonl").write_text('{"id": "a.txt", "text": "record clashing with a file"}\n')
+    (tmp_path / "b.jsonl").write_text('{"id": "a.txt", "text": "record named like a file"}\n')
+    for corpus in ("one", "two"):
+        (tmp_path / corpus).mkdir()
+        (tmp_path / corpus / "corpus.jsonl").write_text(f'{{"id": "p0", "text": "{corpus}"}}\n')
+        (tmp_path / corpus / "notes.md").write_text(f"# Notes\n\nfrom {corpus}\n")
     docs, skipped = load(tmp_path)
-    assert [d.text for d in docs] == ["file a"]
-    assert skipped[0].source == f"{tmp_path / 'b.jsonl'}:1"
-    assert skipped[0].reason.startswith("duplicate document id 'a.txt' (first loaded from ")
+    assert skipped == []
+    keys = [d.key for d in docs]
+    assert len(set(keys)) == len(keys) == 6
+    assert f"{tmp_path / 'b.jsonl'}#a.txt" in keys and str(tmp_path / "a.txt") in keys
+    assert {d.key for d in docs if d.id == "p0"} == {
+        f"{tmp_path / c / 'corpus.jsonl'}#p0" for c in ("one", "two")
+    }
+
+
+def test_duplicate_record_ids_in_one_corpus_keep_the_first(tmp_path: Path) -> None:
+    (tmp_path / "b.jsonl").write_text(
+        '{"id": "x", "text": "first"}\n{"id": "x", "text": "again"}\n'
+    )
+    docs, skipped = load(tmp_path)
+    assert [d.text for d in docs] == ["first"]
+    assert skipped[0].source == f"{tmp_path / 'b.jsonl'}:2"
+    assert skipped[0].reason.startswith("duplicate document id 'x' (first loaded from ")
 
 
 def test_content_hash_is_stable_and_content_derived(tmp_path: Path) -> None:

@@ -1,0 +1,2 @@
+// The node whose write lock serialises ingests into one collection (graph/neo4j/lock.py).
+MERGE (l:NeoragLock {collection: $collection})
