@@ -99,10 +99,13 @@ class Context:
         for passage, title in self.titles.items():
             key = normalize_answer(title)
             if key:
+                # Only another page leads here: a second chunk of the same page naming
+                # its own title is not a hop, and would lend every sentence of this page
+                # the words of the one that answers.
                 inbound[passage] = [
                     j
                     for j, e in enumerate(self.evidence)
-                    if e.passage != passage and f" {key} " in padded[j]
+                    if normalize_answer(self.titles[e.passage]) != key and f" {key} " in padded[j]
                 ]
         focus = self.question.focus
         out = []

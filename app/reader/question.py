@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 
 from app.reader.lexicon import (
     AUXILIARIES,
@@ -32,6 +32,7 @@ from app.reader.lexicon import (
 AnswerKind = Literal["span", "yesno", "choice"]
 Order = Literal["earlier", "later", "larger", "smaller"]
 Measure = Literal["date", "number", "lifespan"]
+Slot = tuple[str, frozenset[str]]  # a role ("subj", "obj") and its verb's forms
 
 _LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
 _LINKERS = frozenset({"of", "the", "de", "v.", "and", "&"})
@@ -51,6 +52,7 @@ class QuestionAnalysis:
     options: list[str] = field(default_factory=list)  # choice questions: "A or B"
     order: Order | None = None  # choice questions that compare by a date or a number
     measure: Measure | None = None  # what `order` compares
+    slot: Slot | None = None  # the wh-word's role and verb: ("subj", {"make", "made"})
 
 
 def analyse(doc: Doc) -> QuestionAnalysis:
@@ -91,6 +93,7 @@ def analyse(doc: Doc) -> QuestionAnalysis:
         options=options if kind == "choice" else [],
         order=order,
         measure=measure,
+        slot=_slot(doc, _wh_position(doc)),
     )
 
 
@@ -105,6 +108,44 @@ def _wh_position(doc: Doc) -> int:
         if not any(a.dep_ in ("relcl", "acl") for a in [t, *t.ancestors]):
             return t.i
     return found[-1].i
+
+
+_LIGHT_VERBS = frozenset({"be", "have", "do", "become"})
+
+
+def argument_slot(token: Token) -> Slot | None:
+    """The role a noun phrase's head plays for its verb (with the verb's lemma and word,
+    since the tagger lemmatises "did … found" as "find"): ("subj", make) for "Ottilie
+    Brand made …" and for "… was made by Ottilie Brand", ("obj", "make") for "… made the
+    first ascent" and "the ascent was made …". Appositions and compounds take their
+    noun's role ("the band Rush released …"). None for light verbs, which say too little."""
+    for _ in range(2):
+        if token.dep_ in ("appos", "compound") and token.head.pos_ in ("NOUN", "PROPN"):
+            token = token.head
+    dep, head = token.dep_, token.head
+    if dep == "pobj" and head.dep_ == "agent":
+        role, verb = "subj", head.head
+    elif dep == "nsubj":
+        role, verb = "subj", head
+    elif dep in ("nsubjpass", "dobj"):
+        role, verb = "obj", head
+    else:
+        return None
+    lemma = verb.lemma_.lower()
+    if verb.pos_ not in ("VERB", "AUX") or lemma in _LIGHT_VERBS:
+        return None
+    return role, frozenset({lemma, verb.lower_})
+
+
+def _slot(doc: Doc, at: int) -> Slot | None:
+    """The role the wh-phrase plays ("[Who] made the first ascent" → ("subj", make));
+    "which band released …" asks through its noun."""
+    if at < 0:
+        return None
+    token = doc[at]
+    if token.dep_ in ("det", "poss") and token.head.pos_ in ("NOUN", "PROPN"):
+        token = token.head
+    return argument_slot(token)
 
 
 def _focus(doc: Doc, at: int) -> frozenset[str]:

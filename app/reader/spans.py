@@ -84,7 +84,9 @@ def _proper_runs(chunk: Span, covered: set[int]) -> list[Span]:
     runs: list[Span] = []
     start: int | None = None
     for t in chunk:
-        proper = t.pos_ == "PROPN" and t.i not in covered
+        # the tagger calls some lowercase words proper nouns ("its glacier"): a name
+        # is written capitalised
+        proper = t.pos_ == "PROPN" and t.i not in covered and (t.text[:1].isupper() or t.is_digit)
         if proper and start is None:
             start = t.i
         elif not proper and start is not None:

@@ -206,3 +206,40 @@ def test_choice_options_and_order() -> None:
         analysis = analyse(nlp(question))
         assert analysis.options == options, question
         assert (analysis.order, analysis.measure) == order, question
+
+
+ASCENT = "Who made the first ascent of Mount Kell?"
+KELL_PAGE = (
+    "Mount Kell is the highest peak of the Grey Range. Snowmelt from its glacier feeds the "
+    "Silverrun river."
+)
+
+
+def test_who_asks_for_whoever_did_it_even_when_the_tagger_says_otherwise(
+    reader: Reader,
+) -> None:
+    # The small NER model tags "Ottilie Brand" as an organisation and "Snowmelt" as a
+    # person; the parse says who made the ascent: the subject of "made", active or passive.
+    for climbing in (
+        "Ottilie Brand made the first ascent of Mount Kell in 1911.",
+        "The first ascent of Mount Kell was made by Ottilie Brand in 1911.",
+    ):
+        page = evidence(("Mount Kell", KELL_PAGE), ("Mount Kell", climbing))
+        reading = reader.read(ASCENT, page)
+        assert reading.short == "Ottilie Brand", (climbing, reading.candidates)
+    question = analyse(reader.parse([ASCENT])[0])
+    assert question.slot == ("subj", frozenset({"make", "made"}))
+
+
+def test_a_second_chunk_of_the_same_page_is_not_a_hop(reader: Reader) -> None:
+    # Two chunks of one page: the chunk naming the page's own title must not lend its
+    # words to the other chunk's sentences as if another page led there.
+    page = evidence(
+        ("Mount Kell", "Ottilie Brand made the first ascent of Mount Kell in 1911."),
+        ("Mount Kell", KELL_PAGE),
+    )
+    from app.reader.context import Context
+
+    context = Context(analyse(reader.parse([ASCENT])[0]), page)
+    snowmelt = next(e for e in page if e.text.startswith("Snowmelt"))
+    assert context.chain(snowmelt) == context.cover(snowmelt)
