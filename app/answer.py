@@ -2,9 +2,11 @@
 
 With a chat model configured (app/llm.py), the model gets the numbered evidence and an
 evidence-grounded prompt: reason briefly, then answer concisely, citing chunk numbers.
-Without one, the answer is extractive: the evidence sentences closest to the question,
-each cited with the number of the chunk it came from. Citation numbers always refer to
-`RetrievalResult.context` (1-based), so the UI and CLI can open the cited chunk.
+Without one, the answer is extractive: a short answer (at most ten words) named by the
+offline reader (app/reader), then the evidence sentences it rests on, each cited with the
+number of the chunk it came from and each said once (overlapping chunks repeat
+sentences). Citation numbers always refer to `RetrievalResult.context` (1-based), so the
+UI and CLI can open the cited chunk.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
-
+from app.eval.metrics import normalize_answer
+from app.reader import Evidence, Reader, Reading, shared_reader
 from app.retrieval.base import RetrievalResult
 from ingest.sentences import split_sentences
 
@@ -44,9 +46,11 @@ class Answer:
     reasoning: str = ""
     extractive: bool = True
     evidence: list[tuple[int, str]] = field(default_factory=list)  # (chunk number, sentence)
+    short: str = ""  # the reader's short answer (extractive only; "" when none was found)
 
     def as_dict(self) -> dict[str, object]:
         return {
+            "short": self.short,
             "text": self.text,
             "citations": self.citations,
             "reasoning": self.reasoning,
@@ -73,35 +77,65 @@ def citations_in(text: str, n_chunks: int) -> list[int]:
     return sorted({int(m) for m in _CITATION.findall(text) if 1 <= int(m) <= n_chunks})
 
 
-def extractive_answer(engine: Engine, result: RetrievalResult) -> Answer:
-    """The best sentence of each of the most relevant chunks (cosine of MiniLM embeddings
-    plus word overlap with the question), in context order, each with its chunk number."""
+def evidence_sentences(engine: Engine, result: RetrievalResult) -> list[Evidence]:
+    """Every sentence of the context once (the first chunk that has it keeps it), with
+    its word overlap with the question as relevance. No embeddings: the reader weighs
+    sentences by what they and the passages leading to them cover of the question."""
+    q_words = set(engine.analyzer.tokens(result.question))
+    seen: set[str] = set()
+    out: list[Evidence] = []
+    for n, chunk in enumerate(result.context, start=1):
+        for position, s in enumerate(split_sentences(chunk.text)):
+            key = normalize_answer(s)
+            if len(s.split()) < 3 or not key or key in seen:
+                continue
+            seen.add(key)
+            overlap = len(set(engine.analyzer.tokens(s)) & q_words) / max(len(q_words), 1)
+            out.append(
+                Evidence(n, chunk.title, s, overlap + 0.05 / (1.0 + 0.1 * (n - 1)), position)
+            )
+    return out
+
+
+def extractive_answer(
+    engine: Engine, result: RetrievalResult, reader: Reader | None = None
+) -> Answer:
+    """The reader's short answer, then its evidence: the sentence it was read from first,
+    then the best sentence of each other relevant chunk (a multi-hop answer spans
+    passages: the bridge passage names the entity, another holds the fact), in context
+    order, at most EXTRACTIVE_SENTENCES, each said once."""
     if not result.context:
         return Answer("No indexed passage matches this question.", [])
-    sentences: list[tuple[int, str]] = []
-    for n, chunk in enumerate(result.context, start=1):
-        sentences += [(n, s) for s in split_sentences(chunk.text) if len(s.split()) >= 3]
-    if not sentences:
-        sentences = [(n, c.text) for n, c in enumerate(result.context, start=1)]
-    vectors = engine.encode_queries([s for _, s in sentences])
-    q_vec = engine.encode_queries([result.question])[0]
-    q_words = set(engine.analyzer.tokens(result.question))
-    scores = []
-    for (n, s), v in zip(sentences, vectors, strict=True):
-        words = set(engine.analyzer.tokens(s))
-        overlap = len(words & q_words) / max(len(q_words), 1)
-        rank_prior = 1.0 / (1.0 + 0.1 * (n - 1))
-        scores.append(float(np.dot(v, q_vec)) + 0.3 * overlap + 0.05 * rank_prior)
-    # One sentence per chunk: a multi-hop answer spans passages (the bridge passage names
-    # the entity, another holds the fact), so the best sentence of each chunk competes.
-    best_of: dict[int, int] = {}
-    for i, (n, _) in enumerate(sentences):
-        if n not in best_of or scores[i] > scores[best_of[n]]:
-            best_of[n] = i
-    top = sorted(best_of.values(), key=lambda i: -scores[i])[:EXTRACTIVE_SENTENCES]
-    chosen = [sentences[i] for i in sorted(top)]
-    text = " ".join(f"{s} [{n}]" for n, s in chosen)
-    return Answer(text, sorted({n for n, _ in chosen}), extractive=True, evidence=chosen)
+    evidence = evidence_sentences(engine, result)
+    if not evidence:
+        chosen = [(n, c.text) for n, c in enumerate(result.context, start=1)][:1]
+        return Answer(f"{chosen[0][1]} [1]", [1], evidence=chosen)
+    reader = reader or shared_reader(engine.settings.ingest.models.spacy_model)
+    reading = reader.read(result.question, evidence)
+    chosen = _cited_sentences(reading, evidence)
+    cited = " ".join(f"{e.text} [{e.passage}]" for e in chosen)
+    text = cited
+    if reading.short:
+        where = f" [{reading.evidence[0].passage}]" if reading.evidence else ""
+        text = f"{reading.short}{where}\n\n{cited}"
+    return Answer(
+        text,
+        sorted({e.passage for e in chosen}),
+        extractive=True,
+        evidence=[(e.passage, e.text) for e in chosen],
+        short=reading.short,
+    )
+
+
+def _cited_sentences(reading: Reading, evidence: list[Evidence]) -> list[Evidence]:
+    """The reading's own evidence, then the likeliest sentence of each other chunk."""
+    best_of: dict[int, Evidence] = {}
+    for e in reading.ranked or sorted(evidence, key=lambda e: -e.relevance):
+        best_of.setdefault(e.passage, e)
+    support = list(dict.fromkeys(reading.evidence))
+    others = [e for e in best_of.values() if e not in support]
+    chosen = (support + others)[:EXTRACTIVE_SENTENCES]
+    return [*support[:1], *sorted(chosen[1:], key=lambda e: (e.passage, e.position))]
 
 
 def parse_generation(text: str, n_chunks: int) -> Answer:

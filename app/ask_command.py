@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from app.answer import Answer, answer
 from app.engine import Engine
@@ -59,7 +60,12 @@ def run_ask(
     if json_out:
         print(json.dumps(payload, indent=2, default=str))
         return
-    out.print(f"[bold]{ans.text}[/bold]\n", highlight=False)
+    if ans.short:
+        where = f" [{ans.evidence[0][0]}]" if ans.evidence else ""
+        out.print(Text(ans.short, style="bold") + Text(where))
+        out.print(Text(" ".join(f"{s} [{n}]" for n, s in ans.evidence)) + Text("\n"))
+    else:
+        out.print(Text(ans.text, style="bold") + Text("\n"))
     table = Table(title="citations")
     for col in ("#", "document", "section", "score"):
         table.add_column(col)

@@ -287,6 +287,10 @@ def eval_(
     beta: Annotated[int | None, typer.Option(help="ablation: final chunks β")] = None,
     th: Annotated[float | None, typer.Option(help="ablation: cumulative-mass pool th")] = None,
     budget: Annotated[int | None, typer.Option(help="ablation: token budget")] = None,
+    answer: Annotated[
+        str | None,
+        typer.Option(help="also answer: 'offline' (the LLM-free reader) adds EM, F1, answer_hit"),
+    ] = None,
 ) -> None:
     """Recall@2/5/10, MRR, answer@5, context size and latency per mode on a QA set: a
     corpus.jsonl of passages, or a folder of pages (a documentation tree)."""
@@ -300,7 +304,11 @@ def eval_(
     dataset = Dataset.load(dataset_dir, limit)
     with RichProgress(err) as progress:
         report = run_eval(
-            settings, dataset, [m.strip() for m in modes.split(",") if m.strip()], progress=progress
+            settings,
+            dataset,
+            [m.strip() for m in modes.split(",") if m.strip()],
+            progress=progress,
+            answer=answer,
         )
     if json_path:
         json_path.parent.mkdir(parents=True, exist_ok=True)

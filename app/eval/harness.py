@@ -1,5 +1,6 @@
 """`neorag eval`: index a shared dataset once, run every requested mode and the baselines in
-one process, and report recall, MRR, context size, latency and (with an LLM) EM/F1.
+one process, and report recall, MRR, context size, latency and, with `answer="offline"` (the
+LLM-free reader, app/reader), EM, F1, answer_hit and the answer step's latency.
 
 Each dataset is indexed into a collection of its own (`eval-<dataset>`), never into the
 user's: nothing outside it is read or deleted. The index is kept while the corpus file, its
@@ -21,6 +22,7 @@ from typing import Any
 
 from app.engine import Engine
 from app.eval.metrics import (
+    answer_in,
     answer_in_texts,
     exact_match,
     mrr,
@@ -103,6 +105,8 @@ class ModeResult:
     latency_ms: list[float] = field(default_factory=list)
     em: list[float] = field(default_factory=list)
     f1: list[float] = field(default_factory=list)
+    answer_hit: list[float] = field(default_factory=list)
+    answer_ms: list[float] = field(default_factory=list)
     answer_at_5: list[float] = field(default_factory=list)
     answer_in_context: list[float] = field(default_factory=list)
 
@@ -127,7 +131,25 @@ class ModeResult:
         )
         out["em"] = mean([100 * x for x in self.em]) if self.em else None
         out["f1"] = mean([100 * x for x in self.f1]) if self.f1 else None
+        out["answer_hit"] = mean([100 * x for x in self.answer_hit]) if self.answer_hit else None
+        for q in (50, 95):
+            out[f"answer_ms_p{q}"] = (
+                round(percentile(self.answer_ms, q), 2) if self.answer_ms else None
+            )
         return out
+
+
+def offline_answerer(engine: Engine) -> Callable[[str, Any], str]:
+    """The reader's short answer to a retrieved result (what EM/F1 score)."""
+    from app.answer import extractive_answer
+
+    def short_answer(question: str, result: Any) -> str:
+        return extractive_answer(engine, result).short
+
+    return short_answer
+
+
+ANSWERERS: dict[str, Callable[[Engine], Callable[[str, Any], str]]] = {"offline": offline_answerer}
 
 
 def eval_collection(settings: Settings, dataset: Dataset) -> str:
@@ -193,7 +215,12 @@ def run_eval(
     *,
     progress: Progress | None = None,
     answerer: Callable[[str, Any], str] | None = None,
+    answer: str | None = None,
 ) -> dict[str, Any]:
+    """`answer` names a built-in answerer ("offline": the reader's short answer); a custom
+    `answerer(question, result) -> str` wins over it."""
+    if answer is not None and answer not in ANSWERERS:
+        raise NeoragError(f"unknown answerer {answer!r}; choose from {', '.join(ANSWERERS)}")
     progress = progress or NoProgress()
     settings = eval_settings(settings, dataset)
     index_seconds = ensure_index(settings, dataset, progress)
@@ -201,9 +228,13 @@ def run_eval(
     results: dict[str, Any] = {}
     try:
         engine.require_index()
+        if answerer is None and answer is not None:
+            answerer = ANSWERERS[answer](engine)
         for mode in modes:
             retriever = engine.retriever(mode)
-            retriever.retrieve(dataset.questions[0]["question"])  # warm-up: loads the models
+            warm = retriever.retrieve(dataset.questions[0]["question"])  # warm-up: loads models
+            if answerer is not None:
+                answerer(warm.question, warm)
             acc = ModeResult()
             progress.start(f"eval {mode}", len(dataset.questions))
             for q in dataset.questions:
@@ -224,9 +255,12 @@ def run_eval(
                     in_context = answer_in_texts([c.text for c in result.context], q["answers"])
                     acc.answer_in_context.append(in_context)
                 if answerer is not None and q.get("answers"):
+                    t1 = time.perf_counter()
                     prediction = answerer(q["question"], result)
+                    acc.answer_ms.append((time.perf_counter() - t1) * 1000)
                     acc.em.append(exact_match(prediction, q["answers"]))
                     acc.f1.append(token_f1(prediction, q["answers"]))
+                    acc.answer_hit.append(answer_in(prediction, q["answers"]))
                 progress.advance(f"eval {mode}")
             progress.finish(f"eval {mode}")
             results[mode] = acc.summary()
@@ -255,6 +289,9 @@ def markdown_table(report: dict[str, Any]) -> str:
         "answer@5",
         "em",
         "f1",
+        "answer_hit",
+        "answer_ms_p50",
+        "answer_ms_p95",
     ]
     lines = [
         f"{report['dataset']} · {report['backend']} · {report['questions']} questions · "

@@ -80,6 +80,16 @@ def token_f1(prediction: str, answers: Sequence[str]) -> float:
     return max(_f1(pred_tokens, normalize_answer(answer).split()) for answer in answers)
 
 
+def answer_in(prediction: str, answers: Sequence[str]) -> float:
+    """1.0 if any normalised answer alias occurs in the normalised prediction as a whole
+    run of tokens ("rush" in "canadian band rush", not "no" in "nottingham"), else 0.0.
+    Averaged over questions this is `answer_hit`: how often a short answer names the gold
+    answer, whatever else it says."""
+    _require_answers(answers)
+    padded = f" {normalize_answer(prediction)} "
+    return float(any((alias := normalize_answer(a)) and f" {alias} " in padded for a in answers))
+
+
 def _f1(pred_tokens: list[str], gold_tokens: list[str]) -> float:
     if not pred_tokens or not gold_tokens:
         return float(pred_tokens == gold_tokens)

@@ -83,7 +83,7 @@ def _answer(engine: Engine, settings: Settings, result: RetrievalResult) -> tupl
     except NeoragError as exc:
         return answer(engine, result, None), f"{exc}; showing an extractive answer instead"
     if model is None or not result.context:
-        with st.spinner("Choosing evidence sentences…"):
+        with st.spinner("Reading the evidence…"):
             return answer(engine, result, None), ""
     area = st.empty()
     try:
@@ -108,7 +108,14 @@ def render_turn(message: Message) -> None:
     if message.get("notice"):
         st.warning(message["notice"])
     ans = payload["answer"]
-    st.markdown(with_citations(ans["text"]))
+    if ans.get("short"):
+        # The reader's short answer first, then the sentences it rests on.
+        where = f" [{ans['evidence'][0]['chunk']}]" if ans["evidence"] else ""
+        st.markdown(f"**{escape(ans['short'])}**" + with_citations(where))
+        cited = " ".join(f"{e['sentence']} [{e['chunk']}]" for e in ans["evidence"])
+        st.markdown(with_citations(cited))
+    else:
+        st.markdown(with_citations(ans["text"]))
     if ans["reasoning"]:
         st.caption("Reasoning: " + escape(ans["reasoning"]))
     _sources(payload)

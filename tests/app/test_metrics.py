@@ -7,6 +7,7 @@ import math
 import pytest
 
 from app.eval.metrics import (
+    answer_in,
     dedupe,
     exact_match,
     mrr,
@@ -121,6 +122,27 @@ def test_token_f1_no_overlap_and_empty_after_normalisation():
     assert token_f1("the", ["a"]) == 1.0  # both normalise to nothing
     assert token_f1("the", ["Paris"]) == 0.0
     assert exact_match("The", ["an"]) == 1.0
+
+
+def test_answer_in_is_a_whole_token_match_after_normalisation():
+    assert answer_in("the Canadian band Rush!", ["Rush"]) == 1.0
+    assert answer_in("Nottingham", ["no"]) == 0.0  # not inside a word
+    assert answer_in("it was Hewlett-Packard", ["Compaq", "HewlettPackard"]) == 1.0
+    assert answer_in("The Who", ["who"]) == 1.0  # articles and case do not count
+    assert answer_in("", ["Rush"]) == 0.0
+    assert answer_in("anything", ["the"]) == 0.0  # an alias that normalises to nothing
+    with pytest.raises(ValueError):
+        answer_in("x", [])
+
+
+def test_squad_normalisation_order_matches_the_official_script():
+    # lower → drop punctuation → drop articles → collapse whitespace: "A.B." loses its
+    # dots before the article pass, so "a" inside "ab" survives; "The-End" becomes "theend".
+    assert normalize_answer("A.B. the C") == "ab c"
+    assert normalize_answer("The-End") == "theend"
+    assert normalize_answer("an\tapple\n") == "apple"
+    assert exact_match("the  Beatles", ["Beatles"]) == 1.0
+    assert token_f1("Beatles, the band", ["The Beatles"]) == pytest.approx(2 / 3)
 
 
 def test_answers_must_be_a_non_empty_sequence():

@@ -5,6 +5,7 @@ documents (and the ingest lock), streaming from a chat model, and every clear-er
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -140,6 +141,19 @@ def test_answers_with_citations_trace_and_subgraph(
     assert "Ottilie Brand" in assistant_text(at)
 
 
+def test_short_answer_comes_first(monkeypatch: pytest.MonkeyPatch, tiny_index: TinyIndex) -> None:
+    """Without a chat model the reader's short answer leads, bold, with its citation; the
+    cited evidence sentences follow, each once."""
+    at = ask(app_for(monkeypatch, tiny_index.data_dir), "Who made the first ascent of Mount Kell?")
+    last = [m for m in at.chat_message if m.name == "assistant"][-1]
+    first, evidence = last.markdown[0].value, last.markdown[1].value
+    assert first.startswith("**Ottilie Brand**") and "[" in first
+    assert "first ascent of Mount Kell in 1911" in evidence
+    sentences = [s.split("]**]")[-1].strip() for s in evidence.split(":blue-background[")]
+    sentences = [s for s in sentences if s]
+    assert len(sentences) == len(set(sentences))
+
+
 def test_sidebar_knobs_apply_per_question(
     monkeypatch: pytest.MonkeyPatch, tiny_index: TinyIndex
 ) -> None:
@@ -166,7 +180,10 @@ def test_every_mode_answers(monkeypatch: pytest.MonkeyPatch, tiny_index: TinyInd
         trace = [e for e in at.expander if e.label == "Evidence & trace"][-1]
         summary = next(m.value for m in trace.markdown if m.value.startswith("mode **"))
         assert f"mode **{mode}**" in summary
-        assert "[1]" in assistant_text(at), mode
+        # the short answer leads with the number of the chunk it was read from (which
+        # chunk that is depends on the mode's ranking)
+        last = [m for m in at.chat_message if m.name == "assistant"][-1]
+        assert re.match(r"\*\*Silverrun\*\* .*\[\*\*\[\d+\]\*\*\]", last.markdown[0].value), mode
 
 
 def test_bad_question_is_a_message(monkeypatch: pytest.MonkeyPatch, tiny_index: TinyIndex) -> None:

