@@ -113,15 +113,13 @@ def status(
 ) -> None:
     """A collection's counts of documents, chunks, tokens and edges per kind; its recent
     ingest runs."""
-    from app.runlog import recent_runs
-    from app.services import open_store
+    from app.service import status as collection_status
 
     settings = settings_for(backend, collection)
-    with open_store(settings) as store:
-        st = {"collection": settings.collection, **store.status().as_dict()}
-    runs = recent_runs(settings)
+    st = collection_status(settings)
+    runs = st["runs"]
     if json_out:
-        print(json.dumps({**st, "runs": runs}, indent=2))
+        print(json.dumps(st, indent=2))
         return
     from rich.table import Table
 
@@ -187,17 +185,15 @@ def documents(
     json_out: JsonOpt = False, backend: BackendOpt = None, collection: CollectionOpt = None
 ) -> None:
     """The documents of a collection: id, title and source."""
-    from app.services import open_store
+    from app.service import documents as collection_documents
 
     settings = settings_for(backend, collection)
-    with open_store(settings) as store:
-        docs = sorted(store.documents().values(), key=lambda d: d.id)
+    docs = collection_documents(settings)
     if json_out:
-        rows = [{"id": d.id, "title": d.title, "source": d.source} for d in docs]
-        print(json.dumps(rows, indent=2))
+        print(json.dumps(docs, indent=2))
         return
     for d in docs:
-        out.print(f"{d.id}\t{d.title}", highlight=False, soft_wrap=True)
+        out.print(f"{d['id']}\t{d['title']}", highlight=False, soft_wrap=True)
     err.print(f"{len(docs)} documents in collection {settings.collection!r}")
 
 
