@@ -221,7 +221,8 @@ def delete(
 @friendly
 def eval_(
     dataset_dir: Annotated[
-        Path, typer.Argument(help="a folder with corpus.jsonl and questions.jsonl")
+        Path,
+        typer.Argument(help="a folder with questions.jsonl and corpus.jsonl (or pages/)"),
     ],
     modes: Annotated[
         str, typer.Option(help="comma-separated modes")
@@ -241,7 +242,8 @@ def eval_(
     th: Annotated[float | None, typer.Option(help="ablation: cumulative-mass pool th")] = None,
     budget: Annotated[int | None, typer.Option(help="ablation: token budget")] = None,
 ) -> None:
-    """Recall@2/5/10, MRR, context size and latency per mode on a multi-hop QA set."""
+    """Recall@2/5/10, MRR, answer@5, context size and latency per mode on a QA set: a
+    corpus.jsonl of passages, or a folder of pages (a documentation tree)."""
     from app.eval.harness import Dataset, markdown_table, run_eval
     from app.overrides import ablation_overrides, with_overrides
 

@@ -2,7 +2,9 @@
 the analyzer, opened once per process and shared by every retriever.
 
 The FAISS and BM25 files are keyed by the stored corpus's fingerprint; when they are
-missing or stale (another process re-ingested), they are rebuilt from the store.
+missing or stale (another process re-ingested), they are rebuilt from the store. Queries
+are embedded with the configured model, which must be the one the collection was embedded
+with (`ingest.model_stamp`): another model's vectors would find the wrong neighbours.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from graph.lexical import LexicalIndex
 from ingest.edges import TitleMatcher
 from ingest.embed import Embedder, shared_embedder
 from ingest.indexes import SearchIndexes
+from ingest.model_stamp import EmbeddingModelMismatch, check_query_model
 from ingest.runner import DERIVED_KEY, corpus_fingerprint
 from ingest.tokens import Analyzer
 
@@ -58,12 +61,23 @@ class Engine:
         self.links: TitleLinks
         self.indexed: frozenset[str] = frozenset()
         self._vocab: dict[str, int] = {}
-        self.refresh()
+        try:
+            self.refresh()
+        except Exception:
+            self.store.close()
+            raise
 
     @cached_property
     def embedder(self) -> Embedder:
         m = self.settings.ingest.models
-        return shared_embedder(m.embedding_model, m.embedding_batch_size)
+        embedder = shared_embedder(m.embedding_model, m.embedding_batch_size)
+        if len(self.dense) and embedder.dimension != self.dense.dim:
+            raise EmbeddingModelMismatch(
+                f"collection {self.store.collection!r} holds {self.dense.dim}-dimensional "
+                f"vectors but {m.embedding_model} makes {embedder.dimension}: run "
+                "`neorag ingest` on its documents with this model"
+            )
+        return embedder
 
     def encode_queries(self, texts: list[str]) -> np.ndarray:
         """Query-time embeddings (questions, hop expansions, evidence sentences)."""
@@ -81,6 +95,7 @@ class Engine:
         key = self.store.get_meta(DERIVED_KEY)
         if key is not None and key == self._key:
             return False
+        check_query_model(self.store, self.settings.ingest.models)
         with self._lock:
             if key is not None and key == self._key:
                 return False  # another thread loaded it while this one waited

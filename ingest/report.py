@@ -42,6 +42,7 @@ class IngestReport:
     new: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    reembedded: list[str] = field(default_factory=list)
     unchanged: int = 0
     skipped: list[Skip] = field(default_factory=list)
     chunks_written: int = 0
@@ -70,6 +71,7 @@ class IngestReport:
             "new": len(self.new),
             "changed": len(self.changed),
             "removed": len(self.removed),
+            "reembedded": len(self.reembedded),
             "unchanged": self.unchanged,
             "skipped": len(self.skipped),
         }

@@ -29,9 +29,11 @@ from graph.types import ChunkRecord, DocumentRecord, GraphDelta
 from ingest.chunkers import chunk_document, chunk_id
 from ingest.config import IngestConfig
 from ingest.edges import EDGE_BUILDER_VERSION, build_chunk_edges
+from ingest.embed import embedding_text, model_identity
 from ingest.identity import document_id
 from ingest.indexes import SearchIndexes
 from ingest.loaders import LoadedDocument, SkippedFile, scan
+from ingest.model_stamp import mark_changing, plan_model_change, reembed_documents, write_stamp
 from ingest.models import IngestModels
 from ingest.report import IngestReport, NoProgress, Progress, Skip, timed
 from ingest.token_graph import cooccurrence_delta
@@ -50,9 +52,11 @@ class Plan:
 
 
 def config_fingerprint(cfg: IngestConfig) -> str:
-    """Anything that changes what a document's chunks look like: a new value re-indexes
-    every document (its stored hash no longer matches)."""
+    """Anything that changes what a document's chunks look like, the embedding model
+    included: a new value re-indexes every document (its stored hash no longer matches)."""
     relevant = cfg.model_dump(include={"chunking", "tokens", "models"}, mode="json")
+    # The model by what it is, not how it is named (a folder's contents, not its path).
+    relevant["models"]["embedding_model"] = model_identity(cfg.models.embedding_model)
     return hashlib.sha256(json.dumps(relevant, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -106,11 +110,6 @@ def plan(
         if doc_id not in seen and _in_scope(rec.source, root) and rec.source not in unreadable
     )
     return Plan(to_index, changed, removed, unchanged)
-
-
-def embedding_text(title: str, section_path: Sequence[str], text: str) -> str:
-    head = " / ".join(p for p in (title, *section_path) if p)
-    return text if not head or (text.startswith(title) and not section_path) else f"{head}\n{text}"
 
 
 def build_chunks(
@@ -219,13 +218,20 @@ def run_ingest(
     report.changed = sorted(work.changed_ids)
     report.new = [d for d, _ in work.to_index if d not in work.changed_ids]
     report.removed = work.removed_ids
+    scanned = {document_id(store.collection, d.key) for d in loaded}
+    change = plan_model_change(store, cfg.models, stored, scanned | set(work.removed_ids))
 
     if work.removed_ids:
         with timed(report, "write", time.perf_counter):
             _remove(store, work.removed_ids, cfg)
 
-    if work.to_index:
+    embedder = None
+    if work.to_index or change.stale:
         models = models or IngestModels(cfg.models)
+        embedder = models.embedder
+        if change.changing:
+            mark_changing(store)
+    if work.to_index:
         for stage in INDEX_STAGES:
             progress.start(stage, len(work.to_index))
         size = cfg.batch_documents
@@ -250,6 +256,14 @@ def run_ingest(
             report.chunks_written += sum(len(cs) for _, cs in built)
         for stage in INDEX_STAGES:
             progress.finish(stage)
+    if embedder is not None:
+        if change.stale:  # documents from other paths, embedded by the model replaced
+            with timed(report, "embed", time.perf_counter):
+                progress.start("re-embed", len(change.stale))
+                reembed_documents(store, change.stale, cfg, embedder)
+                progress.finish("re-embed")
+            report.reembedded = change.stale
+        write_stamp(store, embedder)
 
     refresh_derived(store, cfg, algorithms, index_dir, report, progress, analyzer=analyzer)
     return _finish(store, report)

@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from app.engine import Engine
-from app.eval.metrics import exact_match, mrr, percentile, recall_at_k, token_f1
+from app.eval.metrics import (
+    answer_in_texts,
+    exact_match,
+    mrr,
+    percentile,
+    recall_at_k,
+    token_f1,
+)
 from app.ingest_service import collection_writer
 from app.services import index_dir
 from app.settings import Settings
@@ -36,20 +43,33 @@ KS = (2, 5, 10)
 
 @dataclass(slots=True)
 class Dataset:
+    """A question set and its corpus: a `corpus.jsonl` of passages (gold = passage ids,
+    `gold_ids`) or a folder of pages (`pages/`, gold = paths under it, `gold_pages`), the
+    shape of a user's own documentation."""
+
     name: str
     directory: Path
     corpus: Path
     questions: list[dict[str, Any]]
+    kind: str = "corpus"
 
     @classmethod
     def load(cls, directory: Path, limit: int | None = None) -> Dataset:
-        corpus, questions_file = directory / "corpus.jsonl", directory / "questions.jsonl"
-        if not corpus.is_file() or not questions_file.is_file():
-            raise NeoragError(f"{directory} needs corpus.jsonl and questions.jsonl")
-        name = directory.name
-        meta = directory / "meta.json"
-        if meta.is_file():
-            name = json.loads(meta.read_text()).get("name", name)
+        questions_file = directory / "questions.jsonl"
+        meta = (
+            json.loads((directory / "meta.json").read_text())
+            if (directory / "meta.json").is_file()
+            else {}
+        )
+        pages = directory / str(meta.get("pages", "pages"))
+        if (directory / "corpus.jsonl").is_file():
+            kind, corpus, gold_key = "corpus", directory / "corpus.jsonl", "gold_ids"
+        elif pages.is_dir():
+            kind, corpus, gold_key = "folder", pages, "gold_pages"
+        else:
+            raise NeoragError(f"{directory} needs corpus.jsonl (or pages/) and questions.jsonl")
+        if not questions_file.is_file():
+            raise NeoragError(f"{directory} needs corpus.jsonl (or pages/) and questions.jsonl")
         questions = []
         for n, line in enumerate(questions_file.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():
@@ -58,13 +78,21 @@ class Dataset:
                 q = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise NeoragError(f"{questions_file}:{n}: malformed JSON ({exc.msg})") from None
-            if not q.get("question") or not q.get("gold_ids"):
-                raise NeoragError(f"{questions_file}:{n}: needs question and gold_ids")
+            if not q.get("question") or not q.get(gold_key):
+                raise NeoragError(f"{questions_file}:{n}: needs question and {gold_key}")
+            q["gold"] = list(q[gold_key])
             questions.append(q)
-        return cls(name, directory, corpus, questions[:limit] if limit else questions)
+        name = str(meta.get("name", directory.name))
+        return cls(name, directory, corpus, questions[:limit] if limit else questions, kind)
 
     def content_hash(self) -> str:
-        return hashlib.sha256(self.corpus.read_bytes()).hexdigest()[:16]
+        if self.kind == "corpus":
+            return hashlib.sha256(self.corpus.read_bytes()).hexdigest()[:16]
+        h = hashlib.sha256()
+        for path in sorted(p for p in self.corpus.rglob("*") if p.is_file()):
+            h.update(path.relative_to(self.corpus).as_posix().encode() + b"\0")
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+        return h.hexdigest()[:16]
 
 
 @dataclass(slots=True)
@@ -75,6 +103,8 @@ class ModeResult:
     latency_ms: list[float] = field(default_factory=list)
     em: list[float] = field(default_factory=list)
     f1: list[float] = field(default_factory=list)
+    answer_at_5: list[float] = field(default_factory=list)
+    answer_in_context: list[float] = field(default_factory=list)
 
     def summary(self) -> dict[str, float | None]:
         def mean(xs: Sequence[float]) -> float:
@@ -90,6 +120,10 @@ class ModeResult:
         )
         out["latency_ms_p95"] = (
             round(percentile(self.latency_ms, 95), 2) if self.latency_ms else 0.0
+        )
+        out["answer@5"] = mean([100 * x for x in self.answer_at_5]) if self.answer_at_5 else None
+        out["answer_in_context"] = (
+            mean([100 * x for x in self.answer_in_context]) if self.answer_in_context else None
         )
         out["em"] = mean([100 * x for x in self.em]) if self.em else None
         out["f1"] = mean([100 * x for x in self.f1]) if self.f1 else None
@@ -113,9 +147,12 @@ def eval_settings(settings: Settings, dataset: Dataset) -> Settings:
 
 
 def gold_document_ids(settings: Settings, dataset: Dataset, gold: Sequence[str]) -> list[str]:
-    """The stored ids of a question's gold passages (their ids within corpus.jsonl)."""
-    source = str(dataset.corpus.resolve())
-    return [document_id(settings.collection, passage_key(source, g)) for g in gold]
+    """The stored ids of a question's gold documents: passages by their id within
+    corpus.jsonl, or pages by their path under the pages folder."""
+    root = dataset.corpus.resolve()
+    if dataset.kind == "folder":
+        return [document_id(settings.collection, str(root / g)) for g in gold]
+    return [document_id(settings.collection, passage_key(str(root), g)) for g in gold]
 
 
 def ensure_index(settings: Settings, dataset: Dataset, progress: Progress) -> float:
@@ -176,11 +213,16 @@ def run_eval(
                 result = retriever.retrieve(q["question"])
                 acc.latency_ms.append((time.perf_counter() - t0) * 1000)
                 ranking = result.doc_ranking()
-                gold = gold_document_ids(settings, dataset, q["gold_ids"])
+                gold = gold_document_ids(settings, dataset, q["gold"])
                 for k in KS:
                     acc.recalls[k].append(recall_at_k(ranking, gold, k))
                 acc.mrr.append(mrr(ranking, gold))
                 acc.context_tokens.append(result.context_tokens)
+                if q.get("answers"):
+                    top = engine.store.get_chunks([c.chunk_id for c in result.ranking[:5]])
+                    acc.answer_at_5.append(answer_in_texts([c.text for c in top], q["answers"]))
+                    in_context = answer_in_texts([c.text for c in result.context], q["answers"])
+                    acc.answer_in_context.append(in_context)
                 if answerer is not None and q.get("answers"):
                     prediction = answerer(q["question"], result)
                     acc.em.append(exact_match(prediction, q["answers"]))
@@ -192,6 +234,7 @@ def run_eval(
         engine.close()
     return {
         "dataset": dataset.name,
+        "kind": dataset.kind,
         "backend": settings.backend,
         "collection": settings.collection,
         "questions": len(dataset.questions),
@@ -209,6 +252,7 @@ def markdown_table(report: dict[str, Any]) -> str:
         "context_tokens_mean",
         "latency_ms_p50",
         "latency_ms_p95",
+        "answer@5",
         "em",
         "f1",
     ]

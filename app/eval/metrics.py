@@ -124,3 +124,17 @@ def summarize(values: Iterable[float], percentiles: Sequence[float] = (50, 95)) 
     for q in percentiles:
         summary[f"p{q:g}"] = math.nan if empty else percentile(arr, q)
     return summary
+
+
+_RUNS = re.compile(r"\s+")
+
+
+def _plain(text: str) -> str:
+    return _RUNS.sub(" ", text).strip().casefold()
+
+
+def answer_in_texts(texts: Sequence[str], answers: Sequence[str]) -> float:
+    """1.0 if any answer string (case-insensitive, whitespace-normalised) occurs in any of
+    the texts: does the retrieved context hold the answer at all?"""
+    plain = [_plain(t) for t in texts]
+    return float(any(a.strip() and _plain(a) in t for a in answers for t in plain))
