@@ -1,4 +1,4 @@
-"""`neorag`: ingest, ask, eval, cypher, status, serve.
+"""`neorag`: ingest, ask, eval, cypher, status, serve, api, mcp.
 
 Every command turns a NeoragError (database down, wrong password, empty index, ...) into a
 one-line message and exit status 2, never a traceback.
@@ -340,6 +340,35 @@ def serve(
     if backend:
         os.environ["NEORAG_BACKEND"] = backend
     os.execv(argv[0], argv)
+
+
+@app.command()
+@friendly
+def api(
+    host: Annotated[str | None, typer.Option(help="address (default 127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option(min=1, max=65535, help="port (default 8000)")] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, max=64, help="worker processes (default 2)")
+    ] = None,
+    backend: BackendOpt = None,
+    collection: CollectionOpt = None,
+) -> None:
+    """Serve the HTTP API (OpenAPI at /docs, OpenAI-compatible /v1/chat/completions, MCP at
+    /mcp) on http://HOST:PORT. Settings: NEORAG_API__* (keys, workers, limits)."""
+    from app.api.launch import serve as serve_api
+
+    settings = settings_for(backend, collection)
+    cfg = settings.api
+    serve_api(settings, host or cfg.host, port or cfg.port, workers or cfg.workers)
+
+
+@app.command()
+@friendly
+def mcp(backend: BackendOpt = None) -> None:
+    """Serve the MCP tools (search, ask, get_chunk, status, cypher) over stdio."""
+    from app.mcp_server import serve_stdio
+
+    serve_stdio(settings_for(backend))
 
 
 def main() -> None:

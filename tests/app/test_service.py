@@ -126,8 +126,9 @@ def _adapter(module: str) -> str | None:
     return None
 
 
-# The CLI's `api` and `mcp` commands start those servers: an entry point, not shared code.
-LAUNCHES = {("cli", "app.api.server"), ("cli", "app.mcp_server")}
+# Entry points, not shared code: the CLI's `api` and `mcp` commands start those servers,
+# and the HTTP app mounts the MCP server at /mcp.
+LAUNCHES = {("cli", "app.api.launch"), ("cli", "app.mcp_server"), ("http", "app.mcp_server")}
 
 
 def _module_of(path: Path) -> str:
