@@ -22,7 +22,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from filelock import Timeout
+from filelock import FileLock, Timeout
 
 from app.ingest_service import OutsideRoots, delete_documents, ingest_lock, ingest_once
 from app.settings import Settings, load_settings
@@ -68,10 +68,19 @@ def read_job(settings: Settings, job_id: str) -> dict[str, Any]:
     if job["state"] == "running" and not _alive(job.get("pid")):
         job["state"] = "failed"
         job["error"] = "the job process ended before finishing (killed or crashed)"
-    elif job["state"] == "queued" and time.time() - job["created"] > 120:
+    elif job["state"] == "queued" and _never_started(path):
         job["state"] = "failed"
         job["error"] = "the job process never started; see its log in the jobs folder"
     return job
+
+
+def _never_started(path: Path) -> bool:
+    """A queued job whose process is gone, or was never launched 30 s after its file was
+    written (the server died in between)."""
+    try:
+        return not _alive(int(path.with_suffix(".pid").read_text()))
+    except (FileNotFoundError, ValueError):
+        return time.time() - path.stat().st_mtime > 30
 
 
 def list_jobs(settings: Settings, limit: int = 50) -> list[dict[str, Any]]:
@@ -81,7 +90,19 @@ def list_jobs(settings: Settings, limit: int = 50) -> list[dict[str, Any]]:
 
 
 def _check_free(settings: Settings) -> None:
-    """Refuse at once when another writer holds the collection (the job would only fail)."""
+    """Refuse at once when another writer holds the collection, or a job for it is queued
+    or running (its process may not hold the lock yet): the new job would only fail."""
+    where = (settings.backend, str(settings.data_dir.resolve()), settings.collection)
+    for other in list_jobs(settings, limit=200):
+        if other["state"] in ("queued", "running") and where == (
+            other["backend"],
+            other["data_dir"],
+            other["collection"],
+        ):
+            raise LockedError(
+                f"job {other['id']} is already writing collection {settings.collection!r}; "
+                "wait for it to finish (GET /v1/jobs/{id})"
+            )
     lock = ingest_lock(settings)
     try:
         lock.acquire(timeout=0)
@@ -109,9 +130,14 @@ def check_ingest_path(settings: Settings, path: Path) -> Path:
 def start_job(settings: Settings, kind: str, params: dict[str, Any]) -> dict[str, Any]:
     """Write the job file and start its process; returns the job as first written."""
     assert kind in KINDS
-    _check_free(settings)
     folder = jobs_dir(settings)
     folder.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(folder / "start.lock"), timeout=30):  # two workers, one check at a time
+        _check_free(settings)
+        return _launch(settings, folder, kind, params)
+
+
+def _launch(settings: Settings, folder: Path, kind: str, params: dict[str, Any]) -> dict[str, Any]:
     job_id = uuid.uuid4().hex
     path = folder / f"{job_id}.json"
     job: dict[str, Any] = {
@@ -141,6 +167,7 @@ def start_job(settings: Settings, kind: str, params: dict[str, Any]) -> dict[str
         start_new_session=True,  # a worker's restart does not stop the job
     )
     log.close()
+    path.with_suffix(".pid").write_text(str(child.pid))
     threading.Thread(target=child.wait, daemon=True).start()  # reap it when it ends
     job["pid"] = child.pid  # the child writes its own pid into the file when it starts
     return job
@@ -205,7 +232,10 @@ def run_job(path: Path) -> int:
         )
         if job["kind"] == "ingest":
             report = ingest_once(
-                settings, Path(job["params"]["path"]), progress=progress, bounded=True
+                settings,
+                Path(job["params"]["path"]),
+                progress=progress,
+                bounded=job["params"].get("bounded", True),
             )
         else:
             report = delete_documents(settings, list(job["params"]["doc_ids"]), progress=progress)

@@ -64,7 +64,8 @@ def upload(
     cap = settings.api.max_upload_bytes
     contents = [(f.filename or "upload.txt", _read_capped(f, cap)) for f in files]
     saved = [save_upload(settings, name, data) for name, data in contents]
-    job = jobs.start_job(settings, "ingest", {"path": str(settings.uploads_dir)})
+    # The server's own uploads folder: ingested even when the allowed roots exclude it.
+    job = jobs.start_job(settings, "ingest", {"path": str(settings.uploads_dir), "bounded": False})
     return _accepted(job, saved=[p.name for p in saved])
 
 

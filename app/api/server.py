@@ -92,6 +92,14 @@ def _health_routes(app: FastAPI) -> None:
     @app.get("/readyz", summary="Store reachable, GDS present, an index published", tags=["health"])
     def readyz(request: Request) -> JSONResponse:
         settings: Settings = request.app.state.settings
+        if not request.app.state.warm["done"]:  # a probe answers at once, never waits
+            return JSONResponse(
+                {
+                    "status": "unavailable",
+                    **errors.body("not_ready", "warming up: opening the index, loading the model"),
+                },
+                status_code=503,
+            )
         try:
             view = request.app.state.pool.view(settings)
             view.require_index()

@@ -58,8 +58,11 @@ def wait_ready(url: str, timeout: float = 120) -> None:
     """Until /readyz says ready (the warm-up loaded the model and the index)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if httpx.get(f"{url}/readyz", timeout=30).status_code == 200:
-            return
+        try:
+            if httpx.get(f"{url}/readyz", timeout=30).status_code == 200:
+                return
+        except httpx.TimeoutException:
+            pass
         time.sleep(0.2)
     raise RuntimeError(f"{url} never became ready")
 

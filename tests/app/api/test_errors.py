@@ -3,6 +3,7 @@ never a 500 or a traceback; a down Neo4j is a 503 with the CLI's one-line messag
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -150,4 +151,7 @@ def test_a_down_neo4j_is_503_with_the_cli_message(
             assert message == cli_line
             assert "127.0.0.1:1" in message
         ready = c.get("/readyz")
+        while "warming" in ready.text:
+            time.sleep(0.1)
+            ready = c.get("/readyz")
         assert ready.status_code == 503 and ready.json()["error"]["message"] == cli_line

@@ -4,6 +4,7 @@ Server-Sent Events), documents, chunks, status, the schema and the docs page."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 from urllib.parse import quote
 
@@ -24,6 +25,11 @@ def sse_events(text: str) -> list[tuple[str, Any]]:
 def test_health_and_readiness(client: TestClient) -> None:
     assert client.get("/healthz").json() == {"status": "ok"}
     ready = client.get("/readyz")
+    for _ in range(600):  # 503 "warming up" until the warm-up loaded the index and model
+        if ready.status_code == 200 or "warming" not in ready.text:
+            break
+        time.sleep(0.2)
+        ready = client.get("/readyz")
     assert ready.status_code == 200
     body = ready.json()
     assert body["status"] == "ready" and body["backend"] == "embedded"
@@ -36,6 +42,9 @@ def test_readyz_without_an_index_is_503_with_the_reason(tmp_path: Any) -> None:
     settings = Settings(backend="embedded", data_dir=tmp_path / "empty")
     with TestClient(create_app(settings)) as c:
         r = c.get("/readyz")
+        while "warming" in r.text:
+            time.sleep(0.1)
+            r = c.get("/readyz")
     assert r.status_code == 503
     assert r.json()["status"] == "unavailable"
     assert r.json()["error"]["type"] == "not_ready" and r.json()["error"]["message"]
