@@ -27,6 +27,7 @@ from graph.base import AnalyticsReport
 from graph.communities import guard, summarize
 from graph.config import AlgorithmConfig
 from graph.errors import NeoragError
+from graph.neo4j.capacity import check_projection_fits
 
 if TYPE_CHECKING:
     from graph.neo4j.store import Neo4jStore
@@ -109,6 +110,7 @@ class GdsAnalytics:
         return name
 
     def _project(self, kind: str, name: str, min_weight: int) -> None:
+        check_projection_fits(self.store, kind, min_weight)
         if kind == "tokens":
             self.store.write("project_token_graph", name=name, min_weight=min_weight)
         else:
