@@ -84,6 +84,8 @@ class ApiConfig(BaseModel):
     max_upload_bytes: int = Field(20 * 1024 * 1024, ge=1024)
     root_path: str = ""  # the path prefix a reverse proxy serves the API under
     cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # Host headers /mcp accepts besides loopback (DNS-rebinding protection): a proxy's name.
+    mcp_allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
 
     @field_validator("keys")
     @classmethod
@@ -91,7 +93,7 @@ class ApiConfig(BaseModel):
         parse_keys(value.get_secret_value())
         return value
 
-    @field_validator("cors_origins", mode="before")
+    @field_validator("cors_origins", "mcp_allowed_hosts", mode="before")
     @classmethod
     def _split_origins(cls, value: object) -> object:
         if isinstance(value, str):

@@ -153,8 +153,21 @@ def _mcp(pool: EnginePool, settings: Settings) -> tuple[Any, Callable[[], Any]]:
     from app.mcp_server import build_server
 
     server = build_server(pool, settings)
+    security = None
+    if settings.api.mcp_allowed_hosts:
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", *settings.api.mcp_allowed_hosts]
+        security = TransportSecuritySettings(
+            allowed_hosts=hosts,
+            allowed_origins=[f"http://{h}" for h in hosts] + [f"https://{h}" for h in hosts],
+        )
     http_app = server.streamable_http_app(
-        streamable_http_path="/", stateless_http=True, json_response=True, host=settings.api.host
+        streamable_http_path="/",
+        stateless_http=True,
+        json_response=True,
+        host=settings.api.host,
+        transport_security=security,
     )
     return http_app, server.session_manager.run
 

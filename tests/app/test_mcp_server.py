@@ -136,3 +136,28 @@ def test_http_mcp_needs_a_read_key(settings: Settings) -> None:
                 return [t.name for t in (await client.list_tools()).tools]
 
         assert set(asyncio.run(run())) == TOOLS
+
+
+def test_http_mcp_host_check_and_the_proxy_setting(settings: Settings) -> None:
+    """Bound to loopback, /mcp refuses other Host headers (DNS rebinding) unless the proxy's
+    name is configured in NEORAG_API__MCP_ALLOWED_HOSTS."""
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    headers = {"Host": "rag.example.org", "Accept": "application/json, text/event-stream"}
+    proxied = settings.model_copy(
+        update={"api": settings.api.model_copy(update={"mcp_allowed_hosts": ["rag.example.org"]})}
+    )
+    with live_server(create_app(settings)) as plain, live_server(create_app(proxied)) as named:
+        refused = httpx.post(f"{plain.url}/mcp/", json=init, headers=headers, timeout=60)
+        accepted = httpx.post(f"{named.url}/mcp/", json=init, headers=headers, timeout=60)
+    assert refused.status_code == 421
+    assert accepted.status_code == 200, accepted.text
+    assert accepted.json()["result"]["serverInfo"]["name"] == "neorag"
