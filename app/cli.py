@@ -364,11 +364,11 @@ def api(
 
 @app.command()
 @friendly
-def mcp(backend: BackendOpt = None) -> None:
+def mcp(backend: BackendOpt = None, collection: CollectionOpt = None) -> None:
     """Serve the MCP tools (search, ask, get_chunk, status, cypher) over stdio."""
     from app.mcp_server import serve_stdio
 
-    serve_stdio(settings_for(backend))
+    serve_stdio(settings_for(backend, collection))
 
 
 def main() -> None:

@@ -20,7 +20,6 @@ from app.cypher_service import run_cypher
 from app.retrieval import mode_names
 from app.service import EnginePool, QueryOptions
 from app.settings import Settings, load_settings
-from graph.collections import DEFAULT_COLLECTION
 from graph.errors import NeoragError
 
 INSTRUCTIONS = (
@@ -41,6 +40,11 @@ def _run(fn: Any, *args: Any, **kwargs: Any) -> Any:
         raise ToolError(str(exc).splitlines()[0]) from None
 
 
+def bound(settings: Settings, collection: str | None) -> Settings:
+    """`settings` bound to `collection` (None: the server's own collection)."""
+    return settings if collection is None else settings.for_collection(collection)
+
+
 def build_server(pool: EnginePool, settings: Settings) -> MCPServer:
     server: MCPServer = MCPServer(name="neorag", instructions=INSTRUCTIONS, log_level="WARNING")
     max_chars = settings.api.max_question_chars
@@ -50,12 +54,12 @@ def build_server(pool: EnginePool, settings: Settings) -> MCPServer:
         question: str,
         mode: str = "default",
         top_k: int | None = None,
-        collection: str = DEFAULT_COLLECTION,
+        collection: str | None = None,
     ) -> dict[str, Any]:
         found = _run(
             service.retrieve,
             pool,
-            _run(settings.for_collection, collection),
+            _run(bound, settings, collection),
             question,
             QueryOptions(mode=mode, top_k=top_k),
             max_chars=max_chars,
@@ -80,13 +84,11 @@ def build_server(pool: EnginePool, settings: Settings) -> MCPServer:
         }
 
     @server.tool(description="A cited answer to a question; citations [n] name passages.")
-    def ask(
-        question: str, mode: str = "default", collection: str = DEFAULT_COLLECTION
-    ) -> dict[str, Any]:
+    def ask(question: str, mode: str = "default", collection: str | None = None) -> dict[str, Any]:
         asked = _run(
             service.ask,
             pool,
-            _run(settings.for_collection, collection),
+            _run(bound, settings, collection),
             question,
             QueryOptions(mode=mode),
             max_chars=max_chars,
@@ -104,12 +106,12 @@ def build_server(pool: EnginePool, settings: Settings) -> MCPServer:
         }
 
     @server.tool(description="One passage (chunk) in full, by the chunk id search returned.")
-    def get_chunk(chunk_id: str, collection: str = DEFAULT_COLLECTION) -> dict[str, Any]:
-        return _run(service.get_chunk, pool, _run(settings.for_collection, collection), chunk_id)
+    def get_chunk(chunk_id: str, collection: str | None = None) -> dict[str, Any]:
+        return _run(service.get_chunk, pool, _run(bound, settings, collection), chunk_id)
 
     @server.tool(description="A collection's documents, chunks, edges and recent ingest runs.")
-    def status(collection: str = DEFAULT_COLLECTION) -> dict[str, Any]:
-        return _run(service.status, _run(settings.for_collection, collection))
+    def status(collection: str | None = None) -> dict[str, Any]:
+        return _run(service.status, _run(bound, settings, collection))
 
     @server.tool(
         description="Read-only Cypher on the Neo4j backend (writes, LOAD CSV and GDS catalog "

@@ -17,19 +17,18 @@ from fastapi.responses import JSONResponse
 from app import jobs, service
 from app.api.auth import require
 from app.api.errors import ApiError
-from app.api.models import CypherRequest, IngestRequest
+from app.api.models import SERVER_COLLECTION, CypherRequest, IngestRequest
 from app.api.query_routes import settings_of
 from app.collections import list_collections
 from app.cypher_service import run_cypher
 from app.services import open_store
 from app.uploads import save_upload
-from graph.collections import DEFAULT_COLLECTION
 from ingest.identity import collection_of
 
 router = APIRouter(prefix="/v1")
 read = [Depends(require("read"))]
 write = [Depends(require("ingest"))]
-CollectionParam = Annotated[str, Query(description="the collection")]
+CollectionParam = Annotated[str | None, Query(description=SERVER_COLLECTION)]
 UPLOAD_CHUNK = 1024 * 1024
 
 
@@ -44,21 +43,21 @@ def collections(request: Request) -> dict[str, Any]:
 
 
 @router.get("/status", dependencies=read, summary="The shape of `neorag status --json`")
-def status(request: Request, collection: CollectionParam = DEFAULT_COLLECTION) -> Any:
+def status(request: Request, collection: CollectionParam = None) -> Any:
     return service.status(_existing(request, collection))
 
 
 @router.get("/documents", dependencies=read, summary="A collection's documents")
-def documents(request: Request, collection: CollectionParam = DEFAULT_COLLECTION) -> Any:
+def documents(request: Request, collection: CollectionParam = None) -> Any:
     settings = _existing(request, collection)
-    return {"collection": collection, "documents": service.documents(settings)}
+    return {"collection": settings.collection, "documents": service.documents(settings)}
 
 
 @router.post("/documents", dependencies=write, summary="Upload files, then ingest them (job)")
 def upload(
     request: Request,
     files: Annotated[list[UploadFile], File(description="one or more documents")],
-    collection: Annotated[str, Form()] = DEFAULT_COLLECTION,
+    collection: Annotated[str | None, Form(description=SERVER_COLLECTION)] = None,
 ) -> JSONResponse:
     settings = settings_of(request, collection)
     cap = settings.api.max_upload_bytes
@@ -86,7 +85,7 @@ def _read_capped(upload: UploadFile, cap: int) -> bytes:
 
 @router.delete("/documents/{doc_id:path}", dependencies=write, summary="Delete one document (job)")
 def delete_document(request: Request, doc_id: str, collection: str | None = None) -> JSONResponse:
-    settings = settings_of(request, collection or collection_of(doc_id) or DEFAULT_COLLECTION)
+    settings = settings_of(request, collection or collection_of(doc_id))
     with open_store(settings) as store:
         known = doc_id in store.documents()
     if not known:
@@ -115,7 +114,7 @@ def job(request: Request, job_id: str) -> dict[str, Any]:
 
 @router.get("/chunks/{chunk_id:path}", dependencies=read, summary="One chunk by id")
 def chunk(request: Request, chunk_id: str, collection: str | None = None) -> dict[str, Any]:
-    settings = settings_of(request, collection or collection_of(chunk_id) or DEFAULT_COLLECTION)
+    settings = settings_of(request, collection or collection_of(chunk_id))
     return service.get_chunk(request.app.state.pool, settings, chunk_id)
 
 
@@ -129,7 +128,7 @@ def cypher(req: CypherRequest, request: Request) -> dict[str, Any]:
     return {"keys": result.keys, "rows": result.rows, "truncated": result.truncated}
 
 
-def _existing(request: Request, collection: str) -> Any:
+def _existing(request: Request, collection: str | None) -> Any:
     """Settings of a collection that must exist (reads never conjure an empty one)."""
     settings = settings_of(request, collection)
     open_store(settings).close()

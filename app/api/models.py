@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph.collections import DEFAULT_COLLECTION
+SERVER_COLLECTION = "a collection (default: the one the server was started with)"
 
 
 class Strict(BaseModel):
@@ -20,7 +20,7 @@ class RetrieveRequest(Strict):
     top_k: int | None = Field(None, ge=1, le=50, description="chunks of context")
     budget: int | None = Field(None, ge=64, le=16000, description="token budget (budgeted modes)")
     hops: int | None = Field(None, ge=0, le=3, description="entity hops (TIGRAG)")
-    collection: str = DEFAULT_COLLECTION
+    collection: str | None = Field(None, description=SERVER_COLLECTION)
 
 
 class AskRequest(RetrieveRequest):
@@ -29,7 +29,7 @@ class AskRequest(RetrieveRequest):
 
 class IngestRequest(Strict):
     path: str = Field(description="a file or folder under the allowed ingest roots")
-    collection: str = DEFAULT_COLLECTION
+    collection: str | None = Field(None, description=SERVER_COLLECTION)
 
 
 class CypherRequest(Strict):
@@ -57,5 +57,5 @@ class ChatRequest(BaseModel):
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
     stream_options: dict[str, Any] | None = None
-    collection: str = DEFAULT_COLLECTION
+    collection: str | None = Field(None, description=SERVER_COLLECTION)
     top_k: int | None = Field(None, ge=1, le=50)

@@ -22,7 +22,7 @@ from app import metrics, service
 from app.api.auth import require
 from app.api.errors import ApiError, body, classify
 from app.api.models import ChatRequest
-from app.api.query_routes import VERSION_HEADER, _json, dumps, limit, settings_of
+from app.api.query_routes import VERSION_HEADER, dumps, json_response, limit, settings_of
 from app.retrieval import mode_names
 from app.service import QueryOptions
 
@@ -79,7 +79,7 @@ def chat_completions(req: ChatRequest, request: Request) -> Any:
         metrics.count_tokens(asked.usage)
         payload = asked.payload()
         message = {"role": "assistant", "content": _reply(asked.answer.text, payload)}
-        return _json(
+        return json_response(
             head
             | {
                 "object": "chat.completion",

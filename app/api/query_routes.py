@@ -20,9 +20,10 @@ router = APIRouter(prefix="/v1", dependencies=[Depends(require("read"))])
 VERSION_HEADER = "X-Neorag-Index-Version"
 
 
-def settings_of(request: Request, collection: str) -> Settings:
+def settings_of(request: Request, collection: str | None) -> Settings:
+    """The server's settings bound to `collection` (None: the server's own collection)."""
     base: Settings = request.app.state.settings
-    return base.for_collection(collection)
+    return base if collection is None else base.for_collection(collection)
 
 
 def options_of(req: RetrieveRequest) -> QueryOptions:
@@ -44,7 +45,7 @@ def retrieve(req: RetrieveRequest, request: Request) -> Any:
         max_chars=limit(request),
     )
     payload = service.retrieval_payload(found)
-    return _json(payload, found.index_version)
+    return json_response(payload, found.index_version)
 
 
 @router.post("/ask", summary="Answer a question with citations (SSE when stream is true)")
@@ -55,7 +56,7 @@ def ask(req: AskRequest, request: Request) -> Any:
     if not req.stream:
         asked = service.ask(pool, settings, req.question, options_of(req), max_chars=limit(request))
         metrics.count_tokens(asked.usage)
-        return _json(asked.payload(), asked.found.index_version)
+        return json_response(asked.payload(), asked.found.index_version)
     streamed = service.ask_stream(
         pool, settings, req.question, options_of(req), max_chars=limit(request)
     )
@@ -104,7 +105,7 @@ def dumps(data: object) -> str:
     return json.dumps(data, default=plain, ensure_ascii=False)
 
 
-def _json(payload: dict[str, Any], version: str | None) -> Response:
+def json_response(payload: dict[str, Any], version: str | None) -> Response:
     return Response(
         dumps(payload), media_type="application/json", headers={VERSION_HEADER: version or ""}
     )

@@ -146,3 +146,15 @@ def test_models_are_the_retrieval_modes(client: TestClient) -> None:
     body = client.get("/v1/models").json()
     assert body["object"] == "list"
     assert [m["id"] for m in body["data"]] == list(mode_names())
+
+
+def test_requests_without_a_collection_use_the_servers(index_settings: Settings) -> None:
+    """`neorag api --collection other`: a request naming none asks `other`."""
+    from app.api.server import create_app
+
+    with TestClient(create_app(index_settings.for_collection("other"))) as c:
+        r = c.post("/v1/retrieve", json={"question": QUESTION})
+        assert r.status_code == 404 and "'other'" in r.json()["error"]["message"]
+        assert c.get("/v1/documents").status_code == 404
+        named = c.post("/v1/retrieve", json={"question": QUESTION, "collection": "default"})
+        assert named.status_code == 200 and named.json()["collection"] == "default"
