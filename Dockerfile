@@ -28,7 +28,7 @@ COPY sample_corpus ./sample_corpus
 RUN useradd --create-home --uid 10001 neorag && mkdir -p /data && chown neorag /data
 USER neorag
 
-EXPOSE 8501
+EXPOSE 8501 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s \
   CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4)"
 CMD ["streamlit", "run", "streamlit_app.py", "--server.address", "0.0.0.0", "--server.port", "8501", \

@@ -24,8 +24,9 @@ def _engine(
     backend: str, data_dir: str, neo4j_uri: str, collection: str, _settings: Settings
 ) -> Engine:
     """One Engine per process, store and collection: the FAISS/BM25 files and the
-    embedding model load once and every session shares them. A failure is not cached, so
-    the next rerun retries (Neo4j may have come up meanwhile)."""
+    embedding model load once and every session shares them (each question runs on its own
+    `Engine.snapshot()`, and the tokenizer is locked, so concurrent sessions are safe). A
+    failure is not cached, so the next rerun retries (Neo4j may have come up meanwhile)."""
     return Engine(_settings)
 
 
@@ -104,7 +105,7 @@ def main() -> None:
     with st.chat_message("user"):
         render_turn(turn)
     with st.chat_message("assistant"):
-        reply = respond(engine, settings, question, knobs.mode, knobs.top_k, knobs.overrides())
+        reply = respond(engine, settings, question, knobs.options())
         render_turn(reply)
     messages.append(reply)
 

@@ -47,6 +47,7 @@ class Answer:
     extractive: bool = True
     evidence: list[tuple[int, str]] = field(default_factory=list)  # (chunk number, sentence)
     short: str = ""  # the reader's short answer (extractive only; "" when none was found)
+    usage: dict[str, int] = field(default_factory=dict)  # the chat model's tokens, if any
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -151,21 +152,54 @@ def parse_generation(text: str, n_chunks: int) -> Answer:
     )
 
 
+def add_usage(total: dict[str, int], message: object) -> dict[str, int]:
+    """Add a langchain message's `usage_metadata` to `total`, in the OpenAI names."""
+    meta = getattr(message, "usage_metadata", None) or {}
+    for ours, theirs in USAGE_NAMES.items():
+        if theirs in meta:
+            total[ours] = total.get(ours, 0) + int(meta[theirs])
+    return total
+
+
+USAGE_NAMES = {
+    "prompt_tokens": "input_tokens",
+    "completion_tokens": "output_tokens",
+    "total_tokens": "total_tokens",
+}
+
+
 def generate(model: BaseChatModel, result: RetrievalResult) -> Answer:
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    reply = model.invoke([SystemMessage(SYSTEM_PROMPT), HumanMessage(user_prompt(result))])
-    return parse_generation(str(reply.content), len(result.context))
+    from app.llm import model_error
+
+    try:
+        reply = model.invoke([SystemMessage(SYSTEM_PROMPT), HumanMessage(user_prompt(result))])
+    except Exception as exc:
+        raise model_error(exc) from None
+    ans = parse_generation(str(reply.content), len(result.context))
+    ans.usage = add_usage({}, reply)
+    return ans
 
 
-def stream(model: BaseChatModel, result: RetrievalResult) -> Iterator[str]:
+def stream(
+    model: BaseChatModel, result: RetrievalResult, usage: dict[str, int] | None = None
+) -> Iterator[str]:
     """Tokens as the model produces them (the UI streams them); parse the joined text with
-    `parse_generation` at the end."""
+    `parse_generation` at the end. `usage`, if given, receives the model's token counts."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    for chunk in model.stream([SystemMessage(SYSTEM_PROMPT), HumanMessage(user_prompt(result))]):
-        if chunk.content:
-            yield str(chunk.content)
+    from app.llm import model_error
+
+    messages = [SystemMessage(SYSTEM_PROMPT), HumanMessage(user_prompt(result))]
+    try:
+        for chunk in model.stream(messages):
+            if usage is not None:
+                add_usage(usage, chunk)
+            if chunk.content:
+                yield str(chunk.content)
+    except Exception as exc:
+        raise model_error(exc) from None
 
 
 def answer(engine: Engine, result: RetrievalResult, model: BaseChatModel | None = None) -> Answer:

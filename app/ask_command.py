@@ -1,62 +1,27 @@
-"""`neorag ask`: retrieve, answer with citations, show the trace."""
+"""`neorag ask`: retrieve, answer with citations (app/service.py), show the trace."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from app.answer import Answer, answer
-from app.engine import Engine
-from app.llm import chat_model
-from app.retrieval.base import RetrievalResult
+from app.service import EnginePool, QueryOptions, ask
 from app.settings import Settings
-from app.ui.subgraph import subgraph_cypher
-
-
-def result_payload(result: RetrievalResult, ans: Answer) -> dict[str, Any]:
-    """The JSON shape `ask --json` prints and the UI keeps per message."""
-    signals = {s.chunk_id: s for s in result.ranking}
-    return {
-        "question": result.question,
-        "mode": result.mode,
-        "answer": ans.as_dict(),
-        "citations": [
-            {
-                "n": n,
-                "chunk_id": c.id,
-                "doc_id": c.doc_id,
-                "title": c.title,
-                "section_path": list(c.section_path),
-                "source": c.source,
-                "community": c.community,
-                "score": round(signals[c.id].score, 6) if c.id in signals else None,
-                "signals": signals[c.id].signals if c.id in signals else {},
-                "text": c.text,
-            }
-            for n, c in enumerate(result.context, start=1)
-        ],
-        "chains": result.chains,
-        "cypher": subgraph_cypher([c.id for c in result.context]),
-        "context_tokens": result.context_tokens,
-        "trace": result.trace.as_dict(),
-    }
 
 
 def run_ask(
     settings: Settings, question: str, mode: str, top_k: int | None, json_out: bool, out: Console
 ) -> None:
-    engine = Engine(settings)
+    pool = EnginePool()
     try:
-        engine.require_index()
-        result = engine.retriever(mode).retrieve(question, top_k=top_k)
-        ans = answer(engine, result, chat_model(settings))
+        asked = ask(pool, settings, question, QueryOptions(mode=mode, top_k=top_k))
     finally:
-        engine.close()
-    payload = result_payload(result, ans)
+        pool.close()
+    payload = asked.payload()
+    result, ans = asked.found.result, asked.answer
     if json_out:
         print(json.dumps(payload, indent=2, default=str))
         return

@@ -1,4 +1,4 @@
-"""`neorag`: ingest, analytics, ask, eval, cypher, status, serve.
+"""`neorag`: ingest, analytics, ask, eval, cypher, status, serve, api, mcp.
 
 Every command turns a NeoragError (database down, wrong password, empty index, ...) into a
 one-line message and exit status 2, never a traceback.
@@ -113,17 +113,13 @@ def status(
 ) -> None:
     """A collection's counts of documents, chunks, tokens and edges per kind; its recent
     ingest runs."""
-    from app.runlog import recent_runs
-    from app.services import open_store
-    from ingest.analytics_refresh import staleness
+    from app.service import status as collection_status
 
     settings = settings_for(backend, collection)
-    with open_store(settings) as store:
-        st = {"collection": settings.collection, **store.status().as_dict()}
-        analytics = staleness(store)
-    runs = recent_runs(settings)
+    st = collection_status(settings)
+    runs = st["runs"]
     if json_out:
-        print(json.dumps({**st, "analytics": analytics, "runs": runs}, indent=2))
+        print(json.dumps(st, indent=2))
         return
     from rich.table import Table
 
@@ -164,7 +160,7 @@ def analytics(
 ) -> None:
     """Run a collection's full analytics pass now (Leiden, FastRP, spectral) if ingest
     deferred it."""
-    from app.ingest_command import run_full_analytics
+    from app.ingest_service import run_full_analytics
 
     run = run_full_analytics(settings_for(backend, collection))
     result = {
@@ -229,17 +225,15 @@ def documents(
     json_out: JsonOpt = False, backend: BackendOpt = None, collection: CollectionOpt = None
 ) -> None:
     """The documents of a collection: id, title and source."""
-    from app.services import open_store
+    from app.service import documents as collection_documents
 
     settings = settings_for(backend, collection)
-    with open_store(settings) as store:
-        docs = sorted(store.documents().values(), key=lambda d: d.id)
+    docs = collection_documents(settings)
     if json_out:
-        rows = [{"id": d.id, "title": d.title, "source": d.source} for d in docs]
-        print(json.dumps(rows, indent=2))
+        print(json.dumps(docs, indent=2))
         return
     for d in docs:
-        out.print(f"{d.id}\t{d.title}", highlight=False, soft_wrap=True)
+        out.print(f"{d['id']}\t{d['title']}", highlight=False, soft_wrap=True)
     err.print(f"{len(docs)} documents in collection {settings.collection!r}")
 
 
@@ -394,6 +388,35 @@ def serve(
     if backend:
         os.environ["NEORAG_BACKEND"] = backend
     os.execv(argv[0], argv)
+
+
+@app.command()
+@friendly
+def api(
+    host: Annotated[str | None, typer.Option(help="address (default 127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option(min=1, max=65535, help="port (default 8000)")] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, max=64, help="worker processes (default 2)")
+    ] = None,
+    backend: BackendOpt = None,
+    collection: CollectionOpt = None,
+) -> None:
+    """Serve the HTTP API (OpenAPI at /docs, OpenAI-compatible /v1/chat/completions, MCP at
+    /mcp) on http://HOST:PORT. Settings: NEORAG_API__* (keys, workers, limits)."""
+    from app.api.launch import serve as serve_api
+
+    settings = settings_for(backend, collection)
+    cfg = settings.api
+    serve_api(settings, host or cfg.host, port or cfg.port, workers or cfg.workers)
+
+
+@app.command()
+@friendly
+def mcp(backend: BackendOpt = None, collection: CollectionOpt = None) -> None:
+    """Serve the MCP tools (search, ask, get_chunk, status, cypher) over stdio."""
+    from app.mcp_server import serve_stdio
+
+    serve_stdio(settings_for(backend, collection))
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 from dataclasses import asdict, dataclass
 
-from app.ingest_command import collection_writer
+from app.ingest_service import collection_writer
 from app.services import legacy_embedded_store, unknown_collection
 from app.settings import Settings
 from graph.collections import is_collection_name

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 from app.collections import delete_collection
-from app.ingest_command import delete_documents
+from app.ingest_service import delete_documents
 from app.services import open_store
 from app.settings import Settings, load_settings
 from graph.errors import NeoragError

@@ -9,6 +9,7 @@ with (`ingest.model_stamp`): another model's vectors would find the wrong neighb
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Iterable
 from functools import cached_property
@@ -83,6 +84,12 @@ class Engine:
         onnx = self.settings.retrieval.query_encoder == "onnx"
         return self.embedder.encode_queries(texts, onnx=onnx)
 
+    @property
+    def version(self) -> str | None:
+        """The published index this engine answers from: the corpus fingerprint its FAISS
+        and BM25 files were built for (an ingest publishes a new one when it finishes)."""
+        return self._key
+
     def refresh(self) -> bool:
         """Load (or rebuild) the indexes if the store changed since; True if it did."""
         key = self.store.get_meta(DERIVED_KEY)
@@ -90,6 +97,8 @@ class Engine:
             return False
         check_query_model(self.store, self.settings.ingest.models)
         with self._lock:
+            if key is not None and key == self._key:
+                return False  # another thread loaded it while this one waited
             key = key or corpus_fingerprint(self.store.documents(), self.settings.ingest)
             found = SearchIndexes.load_or_build(
                 self.store, index_dir(self.settings), key, self.analyzer, self.settings.ingest.index
@@ -100,6 +109,15 @@ class Engine:
             self.links = TitleLinks(self.store.document_titles(), self.analyzer)
             self._key = key
         return True
+
+    def snapshot(self) -> Engine:
+        """A view of this engine pinned to the index loaded now: the same store and models,
+        and this version's dense, lexical, title and vocabulary tables even if another
+        thread refreshes meanwhile. Each concurrent request retrieves through its own view,
+        so it never mixes two index versions."""
+        self.embedder  # noqa: B018 - load the model once here, not once per view
+        with self._lock:
+            return copy.copy(self)
 
     def require_index(self) -> None:
         if len(self.dense) == 0:

@@ -1,117 +1,24 @@
-"""Optional answer generation through a langchain-core chat model.
+"""Optional answer generation through the well-kept langchain integrations.
 
-`chat_model(settings)` returns None (extractive answers) unless NEORAG_LLM__PROVIDER is set.
-Both supported providers speak the OpenAI chat-completions protocol (Ollama serves it at
-/v1), so one small langchain-core `BaseChatModel` over HTTP covers them without extra
-packages; any other langchain-core chat model can be passed to `app.answer.answer` directly.
+`chat_model(settings)` returns None (extractive answers) unless NEORAG_LLM__PROVIDER is set:
+`openai` is langchain-openai's `ChatOpenAI` (any OpenAI-compatible endpoint: OpenAI, vLLM,
+llama.cpp's server, LiteLLM, Ollama's /v1 …) with its retries, streaming and token usage;
+`ollama` is langchain-ollama's `ChatOllama` over Ollama's native API. Models are built once
+per process and configuration and shared by threads (their HTTP clients are thread-safe).
 The API key comes from the environment and is never logged or shown in errors.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from typing import Any
+from functools import lru_cache
 
-import httpx
-from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from pydantic import SecretStr
 
 from app.settings import LlmConfig, Settings
 from graph.errors import NeoragError
 
-DEFAULT_URLS = {"ollama": "http://127.0.0.1:11434/v1", "openai": "https://api.openai.com/v1"}
-_ROLES = {"human": "user", "ai": "assistant", "system": "system"}
-
-
-class OpenAICompatibleChat(BaseChatModel):
-    base_url: str
-    model: str
-    api_key: SecretStr = SecretStr("")
-    temperature: float = 0.0
-    timeout: float = 60.0
-
-    @property
-    def _llm_type(self) -> str:
-        return "openai-compatible"
-
-    def _payload(self, messages: list[BaseMessage], stream: bool) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "temperature": self.temperature,
-            "stream": stream,
-            "messages": [
-                {"role": _ROLES.get(m.type, "user"), "content": str(m.content)} for m in messages
-            ],
-        }
-
-    def _headers(self) -> dict[str, str]:
-        key = self.api_key.get_secret_value()
-        return {"Authorization": f"Bearer {key}"} if key else {}
-
-    def _url(self) -> str:
-        return self.base_url.rstrip("/") + "/chat/completions"
-
-    def _error(self, exc: Exception) -> NeoragError:
-        if isinstance(exc, httpx.HTTPStatusError):
-            return NeoragError(
-                f"the chat model at {self.base_url} answered HTTP {exc.response.status_code}; "
-                "check NEORAG_LLM__MODEL and NEORAG_LLM__API_KEY"
-            )
-        return NeoragError(f"cannot reach the chat model at {self.base_url}: is it running?")
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        try:
-            response = httpx.post(
-                self._url(),
-                json=self._payload(messages, False),
-                headers=self._headers(),
-                timeout=self.timeout,
-            )
-            response.raise_for_status()
-            text = response.json()["choices"][0]["message"]["content"] or ""
-        except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
-            raise self._error(exc) from None
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
-
-    def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatGenerationChunk]:
-        try:
-            with httpx.stream(
-                "POST",
-                self._url(),
-                json=self._payload(messages, True),
-                headers=self._headers(),
-                timeout=self.timeout,
-            ) as response:
-                response.raise_for_status()
-                for line in response.iter_lines():
-                    if not line.startswith("data:"):
-                        continue
-                    data = line[5:].strip()
-                    if data == "[DONE]":
-                        break
-                    delta = json.loads(data)["choices"][0].get("delta", {}).get("content")
-                    if delta:
-                        if run_manager:
-                            run_manager.on_llm_new_token(delta)
-                        yield ChatGenerationChunk(message=AIMessageChunk(content=delta))
-        except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
-            raise self._error(exc) from None
+DEFAULT_URLS = {"ollama": "http://127.0.0.1:11434", "openai": "https://api.openai.com/v1"}
+NO_KEY = "none"  # local OpenAI-compatible servers ignore the key but the client wants one
 
 
 def chat_model(settings: Settings) -> BaseChatModel | None:
@@ -120,10 +27,63 @@ def chat_model(settings: Settings) -> BaseChatModel | None:
         return None
     if not cfg.model:
         raise NeoragError("NEORAG_LLM__PROVIDER is set but NEORAG_LLM__MODEL is empty")
-    return OpenAICompatibleChat(
-        base_url=cfg.base_url or DEFAULT_URLS[cfg.provider],
-        model=cfg.model,
-        api_key=cfg.api_key,
-        temperature=cfg.temperature,
-        timeout=cfg.timeout,
+    return _build(
+        cfg.provider,
+        cfg.model,
+        cfg.base_url or DEFAULT_URLS[cfg.provider],
+        cfg.api_key.get_secret_value(),
+        cfg.temperature,
+        cfg.timeout,
+        cfg.max_retries,
+    )
+
+
+@lru_cache(maxsize=8)
+def _build(
+    provider: str,
+    model: str,
+    base_url: str,
+    api_key: str,
+    temperature: float,
+    timeout: float,
+    max_retries: int,
+) -> BaseChatModel:
+    if provider == "ollama":
+        from langchain_ollama import ChatOllama
+
+        return ChatOllama(
+            model=model,
+            base_url=base_url.rstrip("/").removesuffix("/v1"),
+            temperature=temperature,
+            client_kwargs={"timeout": timeout},
+        )
+    from langchain_openai import ChatOpenAI
+    from pydantic import SecretStr
+
+    return ChatOpenAI(
+        model=model,
+        base_url=base_url,
+        api_key=SecretStr(api_key or NO_KEY),
+        temperature=temperature,
+        timeout=timeout,
+        max_retries=max_retries,
+        stream_usage=True,
+    )
+
+
+def model_error(exc: Exception) -> NeoragError:
+    """One line naming the fix for a chat model failure (never the key, never a trace)."""
+    if isinstance(exc, NeoragError):
+        return exc
+    status = getattr(exc, "status_code", None) or getattr(
+        getattr(exc, "response", None), "status_code", None
+    )
+    if status:
+        return NeoragError(
+            f"the chat model answered HTTP {status}; check NEORAG_LLM__MODEL, "
+            "NEORAG_LLM__BASE_URL and NEORAG_LLM__API_KEY"
+        )
+    return NeoragError(
+        f"cannot reach the chat model ({type(exc).__name__}): is it running at "
+        "NEORAG_LLM__BASE_URL?"
     )

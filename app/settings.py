@@ -8,12 +8,13 @@ live in the typed configs of graph/, ingest/ and app/retrieval/; this model only
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app.retrieval.config import RetrievalConfig
 from graph.collections import DEFAULT_COLLECTION, check_collection
@@ -34,6 +35,73 @@ class LlmConfig(BaseModel):
     api_key: SecretStr = SecretStr("")
     temperature: float = 0.0
     timeout: float = 60.0
+    max_retries: int = Field(2, ge=0)
+
+
+SCOPES = ("read", "ingest", "admin")  # each includes the ones before it
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKey:
+    secret: str = field(repr=False)
+    scope: str
+
+    def allows(self, needed: str) -> bool:
+        return SCOPES.index(self.scope) >= SCOPES.index(needed)
+
+
+def parse_keys(text: str) -> tuple[ApiKey, ...]:
+    """`key[:scope],…` → keys (scope `admin` when not given). Error messages never echo a
+    key: they name the position of the bad entry."""
+    found = []
+    for n, entry in enumerate((e.strip() for e in text.split(",")), start=1):
+        if not entry:
+            continue
+        secret, _, scope = entry.rpartition(":") if ":" in entry else (entry, "", "admin")
+        scope = scope.strip() or "admin"
+        if scope not in SCOPES:
+            raise ValueError(
+                f"key #{n} has an unknown scope; use key or key:scope with scope "
+                f"{', '.join(SCOPES)}"
+            )
+        if len(secret.strip()) < 8:
+            raise ValueError(f"key #{n} is shorter than 8 characters")
+        found.append(ApiKey(secret.strip(), scope))
+    return tuple(found)
+
+
+class ApiConfig(BaseModel):
+    """`neorag api`: the HTTP (and MCP-over-HTTP) service. `keys` is
+    `NEORAG_API__KEYS=key[:scope],…`; when set, every /v1 route and /mcp need
+    `Authorization: Bearer <key>`. `workers` processes each hold their own engine (the
+    retrieval is CPU-bound Python, so threads alone do not use a second core)."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+    workers: int = Field(2, ge=1, le=64)
+    keys: SecretStr = SecretStr("")
+    max_question_chars: int = Field(4000, ge=16)
+    max_upload_bytes: int = Field(20 * 1024 * 1024, ge=1024)
+    root_path: str = ""  # the path prefix a reverse proxy serves the API under
+    cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # Host headers /mcp accepts besides loopback (DNS-rebinding protection): a proxy's name.
+    mcp_allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
+
+    @field_validator("keys")
+    @classmethod
+    def _keys_parse(cls, value: SecretStr) -> SecretStr:
+        parse_keys(value.get_secret_value())
+        return value
+
+    @field_validator("cors_origins", "mcp_allowed_hosts", mode="before")
+    @classmethod
+    def _split_origins(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [v.strip() for v in value.split(",") if v.strip()]
+        return value
+
+    def api_keys(self) -> tuple[ApiKey, ...]:
+        return parse_keys(self.keys.get_secret_value())
 
 
 class CypherConsoleConfig(BaseModel):
@@ -77,6 +145,7 @@ class Settings(BaseSettings):
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     llm: LlmConfig = Field(default_factory=LlmConfig)
     cypher: CypherConsoleConfig = Field(default_factory=CypherConsoleConfig)
+    api: ApiConfig = Field(default_factory=ApiConfig)
 
     @field_validator("collection")
     @classmethod
@@ -136,7 +205,8 @@ def describe(error: ValidationError) -> str:
     first = error.errors()[0]
     name = _variable(tuple(first.get("loc", ())))
     given = first.get("input")
-    shown = "" if isinstance(given, dict) or "password" in name.lower() else f"={given!r}"
+    secret = any(word in name.lower() for word in ("password", "key"))
+    shown = "" if isinstance(given, dict) or secret else f"={given!r}"
     ctx = first.get("ctx") or {}
     allowed = ctx.get("expected")
     reason = f"expected {allowed}" if allowed else str(first.get("msg", "invalid value"))

@@ -143,6 +143,9 @@ class Embedder:
         self._model = SentenceTransformer(resolve_model_path(model), device=device)
         self._tokenizer = self._model.tokenizer
         self._lock = threading.Lock()
+        # Every use of the one tokenizer (bulk encoding, token counts, the ONNX query
+        # encoder) holds this lock: its padding/truncation state is not thread-safe.
+        self.tokenizer_lock = threading.Lock()
         self.dimension = int(self._model.get_embedding_dimension() or 0)
         self._fast: OnnxQueryEncoder | None = None
         self._fast_tried = False
@@ -158,13 +161,14 @@ class Embedder:
         with self._lock:
             for start in range(0, len(texts), step):
                 idx = order[start : start + step]
-                vecs = self._model.encode(
-                    [texts[i] for i in idx],
-                    batch_size=self.batch_size,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                )
+                with self.tokenizer_lock:
+                    vecs = self._model.encode(
+                        [texts[i] for i in idx],
+                        batch_size=self.batch_size,
+                        normalize_embeddings=True,
+                        convert_to_numpy=True,
+                        show_progress_bar=False,
+                    )
                 out[idx] = vecs
                 if progress:
                     progress(len(idx))
@@ -182,12 +186,15 @@ class Embedder:
         if not self._fast_tried:
             with self._lock:
                 if not self._fast_tried:
-                    self._fast = OnnxQueryEncoder.try_build(self._model)
+                    self._fast = OnnxQueryEncoder.try_build(
+                        self._model, tokenizer_lock=self.tokenizer_lock
+                    )
                     self._fast_tried = True
         return self._fast
 
     def count_tokens(self, text: str) -> int:
-        return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
+        with self.tokenizer_lock:
+            return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
 def shared_embedder(model: str, batch_size: int = 64, device: str = "cpu") -> Embedder:

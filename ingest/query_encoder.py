@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import logging
+import threading
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -42,13 +43,21 @@ def _mean_pooled(model: Any) -> bool:
 class OnnxQueryEncoder:
     """Mean-pooled, L2-normalised embeddings from an in-memory ONNX export."""
 
-    def __init__(self, model: Any, threads: int = 2) -> None:
+    def __init__(
+        self, model: Any, threads: int = 2, tokenizer_lock: threading.Lock | None = None
+    ) -> None:
         import onnxruntime as ort
         import torch
 
         self._tokenizer = model.tokenizer
+        # A Hugging Face fast tokenizer keeps its padding/truncation setup as mutable state
+        # that each call rewrites, so two threads tokenising at once corrupt each other's
+        # batch ("setting an array element with a sequence"). Tokenising is a small share
+        # of a query; the ONNX session itself is safe to run from several threads.
+        self._tokenizer_lock = tokenizer_lock or threading.Lock()
         self._max_length = int(model.max_seq_length or 512)
-        probe = self._tokenizer(["a b", "c"], padding=True, return_tensors="pt")
+        with self._tokenizer_lock:
+            probe = self._tokenizer(["a b", "c"], padding=True, return_tensors="pt")
         names = ["input_ids", "attention_mask", "token_type_ids"]
         self._inputs = [n for n in names if n in probe]
         graph = _pooled_module(model[0].auto_model.eval(), self._inputs)
@@ -74,12 +83,14 @@ class OnnxQueryEncoder:
         )
 
     @classmethod
-    def try_build(cls, model: Any, threads: int = 2) -> OnnxQueryEncoder | None:
+    def try_build(
+        cls, model: Any, threads: int = 2, tokenizer_lock: threading.Lock | None = None
+    ) -> OnnxQueryEncoder | None:
         if not _mean_pooled(model):
             log.warning("query encoder: model is not mean-pooled; using PyTorch")
             return None
         try:
-            return cls(model, threads)
+            return cls(model, threads, tokenizer_lock)
         except Exception as exc:  # an exporter or runtime gap must never break queries
             log.warning("query encoder: ONNX export failed (%s); using PyTorch", exc)
             return None
@@ -90,13 +101,14 @@ class OnnxQueryEncoder:
         out: np.ndarray | None = None
         for start in range(0, len(cleaned), BATCH):
             idx = order[start : start + BATCH]
-            feats = self._tokenizer(
-                [cleaned[i] for i in idx],
-                padding=True,
-                truncation="longest_first",
-                max_length=self._max_length,
-                return_tensors="np",
-            )
+            with self._tokenizer_lock:
+                feats = self._tokenizer(
+                    [cleaned[i] for i in idx],
+                    padding=True,
+                    truncation="longest_first",
+                    max_length=self._max_length,
+                    return_tensors="np",
+                )
             (vectors,) = self._session.run(
                 None, {n: feats[n].astype(np.int64) for n in self._inputs}
             )

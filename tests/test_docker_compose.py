@@ -150,3 +150,13 @@ def test_dockerfile_installs_the_lock_and_runs_streamlit(app: dict[str, Any]) ->
     copied = {src for line in re.findall(r"^COPY (.+)$", text, re.M) for src in line.split()[:-1]}
     # Every package pyproject installs, and the chat itself, are in the image.
     assert {"app", "graph", "ingest", "cypher", "streamlit_app.py", "requirements.lock"} <= copied
+
+
+def test_the_api_service_serves_neorag_api_on_loopback(compose: dict[str, Any]) -> None:
+    api = compose["services"]["api"]
+    assert api["build"] == compose["services"]["app"]["build"]
+    assert api["command"][:2] == ["neorag", "api"]
+    assert api["ports"] == ["127.0.0.1:8000:8000"]
+    assert api["environment"]["NEORAG_BACKEND"] == "neo4j"
+    assert api["depends_on"]["neo4j"]["condition"] == "service_healthy"
+    assert "/healthz" in " ".join(api["healthcheck"]["test"])

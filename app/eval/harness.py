@@ -30,7 +30,7 @@ from app.eval.metrics import (
     recall_at_k,
     token_f1,
 )
-from app.ingest_command import collection_writer
+from app.ingest_service import collection_writer
 from app.services import index_dir
 from app.settings import Settings
 from graph.collections import check_collection

@@ -14,13 +14,12 @@ from typing import Any
 import streamlit as st
 
 from app.answer import Answer, answer, parse_generation, stream
-from app.ask_command import result_payload
 from app.engine import Engine
 from app.llm import chat_model
-from app.overrides import with_overrides
 from app.retrieval.base import RetrievalResult
+from app.service import QueryOptions, result_payload, retrieve_on, subgraph_cypher
 from app.settings import Settings
-from app.ui.subgraph import EDGE_COLOURS, Node, edges_among, subgraph_cypher, subgraph_dot
+from app.ui.subgraph import EDGE_COLOURS, Node, edges_among, subgraph_dot
 from app.ui.text import (
     escape,
     highlighted,
@@ -38,26 +37,18 @@ TOKENS_SHOWN = 20
 log = logging.getLogger(__name__)
 
 
-def respond(
-    engine: Engine,
-    settings: Settings,
-    question: str,
-    mode: str,
-    top_k: int,
-    overrides: dict[str, Any],
-) -> Message:
+def respond(engine: Engine, settings: Settings, question: str, options: QueryOptions) -> Message:
     """Answer one question inside the current `st.chat_message`, returning the turn to keep.
-    Errors become a message naming the fix, never a traceback."""
+    Errors become a message naming the fix, never a traceback. The engine is shared by
+    every browser session of the process: the question runs on its own snapshot."""
     try:
         engine.refresh()  # another process may have re-ingested since the last question
-        if len(engine.dense) == 0:
+        view = engine.snapshot()
+        if len(view.dense) == 0:
             return {"role": "assistant", "error": EMPTY_INDEX}
-        tuned = with_overrides(settings, overrides)
         with st.spinner("Retrieving…"):
-            retriever = engine.retriever(mode)
-            retriever.cfg = tuned.retrieval  # this question's knobs; shared settings untouched
-            result = retriever.retrieve(question, top_k=top_k)
-        ans, notice = _answer(engine, settings, result)
+            result = retrieve_on(view, settings, question, options).result
+        ans, notice = _answer(view, settings, result)
         edges = edges_among(engine.store, [c.id for c in result.context])
     except NeoragError as exc:
         return {"role": "assistant", "error": str(exc)}

@@ -12,7 +12,7 @@ from typing import Protocol
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from app.ingest_command import ingest_once
+from app.ingest_service import ingest_once
 from app.settings import Settings
 from app.uploads import save_upload
 from ingest.report import IngestReport

@@ -10,13 +10,13 @@ import streamlit as st
 
 from app.collections import list_collections
 from app.engine import Engine
-from app.ingest_command import LockedError
 from app.retrieval import mode_names
 from app.runlog import recent_runs
+from app.service import QueryOptions
 from app.settings import Settings
 from app.ui.ingest import StreamlitProgress, ingest_path, save_uploads
 from graph.collections import is_collection_name
-from graph.errors import NeoragError
+from graph.errors import LockedError, NeoragError
 from graph.types import EDGE_KINDS
 from ingest.loaders import SUPPORTED_EXTENSIONS
 
@@ -33,12 +33,8 @@ class Controls:
     budget_tokens: int
     hops: int
 
-    def overrides(self) -> dict[str, Any]:
-        return {
-            "retrieval.top_k": self.top_k,
-            "retrieval.spectrag.budget_tokens": self.budget_tokens,
-            "retrieval.tigrag.hops": self.hops,
-        }
+    def options(self) -> QueryOptions:
+        return QueryOptions(self.mode, self.top_k, self.budget_tokens, self.hops)
 
 
 def backend_label(settings: Settings) -> tuple[str, str]:

@@ -1,16 +1,13 @@
 """The retrieved subgraph: the context chunks and the typed edges among them, as a Graphviz
-picture for the chat and as the Cypher that shows the same subgraph in Neo4j Browser.
-
-No Streamlit here, so the CLI can print `subgraph_cypher` too.
+picture for the chat. The Cypher that shows the same subgraph in Neo4j Browser is the query
+layer's (`app.service.subgraph_cypher`): every adapter prints it.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import cypher
 from graph.base import GraphStore
 from graph.types import EDGE_KINDS, ChunkEdge
 
@@ -46,12 +43,6 @@ class Node:
     title: str
     section: str
     community: int | None
-
-
-def subgraph_cypher(ids: Sequence[str]) -> str:
-    """Paste into Neo4j Browser (the `:param` line first) to see exactly this subgraph."""
-    literal = json.dumps(list(dict.fromkeys(ids)), ensure_ascii=False)
-    return f":param ids => {literal}\n{cypher.load('retrieval_subgraph')}"
 
 
 def edges_among(

@@ -21,7 +21,7 @@ from app.cli import app
 from app.collections import delete_collection, list_collections
 from app.engine import Engine
 from app.eval.harness import Dataset, eval_collection, run_eval
-from app.ingest_command import delete_documents, ingest_once
+from app.ingest_service import delete_documents, ingest_once
 from app.services import open_store
 from app.settings import Settings
 from app.uploads import save_upload

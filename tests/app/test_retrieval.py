@@ -7,16 +7,14 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from app.answer import answer, parse_generation
+from app.answer import answer, parse_generation, stream
 from app.engine import Engine
-from app.llm import OpenAICompatibleChat
+from app.llm import chat_model
 from app.overrides import with_overrides
 from app.retrieval import mode_names
 from app.retrieval.base import BadQuestion
@@ -25,7 +23,9 @@ from app.retrieval.langchain import NeoragRetriever
 from app.services import index_dir, store_path
 from app.settings import Settings
 from graph.embedded.store import EmbeddedStore
+from graph.errors import NeoragError
 from ingest.runner import run_ingest
+from tests.app.fake_openai import USAGE, fake_chat_server
 from tests.ids import name_of, names
 from tests.ingest.corpora import write_corpus
 
@@ -146,39 +146,47 @@ def test_extractive_answer_cites_context(engine: Engine) -> None:
     assert {"p4", "p5"} <= cited_docs  # both hops: Lothair II and his mother's passage
 
 
-class _Chat(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        _Chat.seen = body
-        reply = "Lothair II's mother is Ermengarde of Tours [2].\nAnswer: 20 March 851 [2]"
-        data = json.dumps({"choices": [{"message": {"content": reply}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-def test_generated_answer_through_a_chat_endpoint(engine: Engine) -> None:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Chat)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        model = OpenAICompatibleChat(
-            base_url=f"http://127.0.0.1:{server.server_address[1]}/v1", model="m"
+def test_generated_answer_through_chat_openai(engine: Engine, settings: Settings) -> None:
+    """langchain-openai's ChatOpenAI against a local OpenAI-compatible server: the answer
+    parses, cites, and carries the server's token usage."""
+    reply = ("Lothair II's mother is Ermengarde of Tours [2].\n", "Answer: 20 March 851 [2]")
+    with fake_chat_server(reply) as chat:
+        llm = with_overrides(
+            settings,
+            {"llm.provider": "openai", "llm.model": "m", "llm.base_url": chat.url},
         )
+        model = chat_model(llm)
+        assert type(model).__name__ == "ChatOpenAI"
         result = engine.retriever("default").retrieve(QUESTION)
         ans = answer(engine, result, model)
-    finally:
-        server.shutdown()
-        server.server_close()
+        usage: dict[str, int] = {}
+        streamed = "".join(stream(model, result, usage))
     assert ans.text == "20 March 851 [2]" and ans.citations == [2] and not ans.extractive
-    prompt = _Chat.seen["messages"][1]["content"]
+    assert ans.usage == USAGE and usage == USAGE
+    assert parse_generation(streamed, len(result.context)).text == ans.text
+    prompt = chat.requests[0]["messages"][1]["content"]
     assert "[1]" in prompt and QUESTION in prompt
-    assert "Answer:" in _Chat.seen["messages"][0]["content"]
+    assert "Answer:" in chat.requests[0]["messages"][0]["content"]
     assert parse_generation("no marker [9]", 3).citations == []
+
+
+def test_unreachable_chat_model_is_one_line(engine: Engine, settings: Settings) -> None:
+    llm = with_overrides(
+        settings,
+        {
+            "llm.provider": "openai",
+            "llm.model": "m",
+            "llm.base_url": "http://127.0.0.1:1/v1",
+            "llm.max_retries": 0,
+            "llm.api_key": "sk-secret-never-shown",
+        },
+    )
+    result = engine.retriever("dense").retrieve(QUESTION)
+    with pytest.raises(NeoragError) as caught:
+        answer(engine, result, chat_model(llm))
+    message = str(caught.value)
+    assert "cannot reach the chat model" in message and "\n" not in message
+    assert "sk-secret" not in message
 
 
 def test_ask_cli_json(settings: Settings) -> None:

@@ -4,28 +4,27 @@ documents (and the ingest lock), streaming from a chat model, and every clear-er
 
 from __future__ import annotations
 
-import json
 import re
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app.ingest_command import ingest_lock
+from app.ingest_service import ingest_lock
 from app.retrieval import mode_names
 from app.runlog import record_run
+from app.service import subgraph_cypher
 from app.services import index_dir, store_path
 from app.settings import Settings
 from app.ui.chat import EMPTY_INDEX
 from app.ui.ingest import save_uploads
-from app.ui.subgraph import Node, subgraph_cypher, subgraph_dot
+from app.ui.subgraph import Node, subgraph_dot
 from graph.embedded.store import EmbeddedStore
 from graph.types import ChunkEdge
 from ingest.runner import run_ingest
+from tests.app.fake_openai import fake_chat_server
 
 REPO = Path(__file__).resolve().parents[2]
 APP = str(REPO / "streamlit_app.py")
@@ -313,36 +312,11 @@ def test_a_new_collection_from_the_picker(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert "Ottilie Brand" in assistant_text(at)
 
 
-class _FakeChatModel(BaseHTTPRequestHandler):
-    """An OpenAI-compatible server that streams a fixed reply token by token."""
-
-    reply = ("The ", "Silverrun ", "links them [1].\n", "Answer: ", "the Silverrun [1]")
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        assert body["stream"] is True
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.end_headers()
-        for token in self.reply:
-            chunk = {"choices": [{"delta": {"content": token}}]}
-            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-        self.wfile.write(b"data: [DONE]\n\n")
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture()
 def fake_llm() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeChatModel)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    """The shared fake OpenAI-compatible server (it streams REPLY token by token)."""
+    with fake_chat_server() as chat:
+        yield chat.url
 
 
 def test_streams_a_chat_model_answer(

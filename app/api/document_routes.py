@@ -1,0 +1,135 @@
+"""Collections, documents, ingest jobs, status and read-only Cypher.
+
+Writes are background jobs (app/jobs.py): the route checks what it can at once (the path is
+under the allowed roots, the document exists, no other ingest holds the collection), then
+answers 202 with the job; `GET /v1/jobs/{id}` reports its stages and progress. Queries keep
+answering from the published index until the job publishes the next one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
+from fastapi.responses import JSONResponse
+
+from app import jobs, service
+from app.api.auth import require
+from app.api.errors import ApiError
+from app.api.models import SERVER_COLLECTION, CypherRequest, IngestRequest
+from app.api.query_routes import settings_of
+from app.collections import list_collections
+from app.cypher_service import run_cypher
+from app.services import open_store
+from app.uploads import save_upload
+from ingest.identity import collection_of
+
+router = APIRouter(prefix="/v1")
+read = [Depends(require("read"))]
+write = [Depends(require("ingest"))]
+CollectionParam = Annotated[str | None, Query(description=SERVER_COLLECTION)]
+UPLOAD_CHUNK = 1024 * 1024
+
+
+def _accepted(job: dict[str, Any], **extra: Any) -> JSONResponse:
+    return JSONResponse({"job": job, **extra}, status_code=202)
+
+
+@router.get("/collections", dependencies=read, summary="Collections with their counts")
+def collections(request: Request) -> dict[str, Any]:
+    found = list_collections(request.app.state.settings)
+    return {"collections": [c.as_dict() for c in found]}
+
+
+@router.get("/status", dependencies=read, summary="The shape of `neorag status --json`")
+def status(request: Request, collection: CollectionParam = None) -> Any:
+    return service.status(_existing(request, collection))
+
+
+@router.get("/documents", dependencies=read, summary="A collection's documents")
+def documents(request: Request, collection: CollectionParam = None) -> Any:
+    settings = _existing(request, collection)
+    return {"collection": settings.collection, "documents": service.documents(settings)}
+
+
+@router.post("/documents", dependencies=write, summary="Upload files, then ingest them (job)")
+def upload(
+    request: Request,
+    files: Annotated[list[UploadFile], File(description="one or more documents")],
+    collection: Annotated[str | None, Form(description=SERVER_COLLECTION)] = None,
+) -> JSONResponse:
+    settings = settings_of(request, collection)
+    cap = settings.api.max_upload_bytes
+    contents = [(f.filename or "upload.txt", _read_capped(f, cap)) for f in files]
+    saved = [save_upload(settings, name, data) for name, data in contents]
+    # The server's own uploads folder: ingested even when the allowed roots exclude it.
+    job = jobs.start_job(settings, "ingest", {"path": str(settings.uploads_dir), "bounded": False})
+    return _accepted(job, saved=[p.name for p in saved])
+
+
+def _read_capped(upload: UploadFile, cap: int) -> bytes:
+    parts, size = [], 0
+    while chunk := upload.file.read(UPLOAD_CHUNK):
+        size += len(chunk)
+        if size > cap:
+            raise ApiError(
+                413,
+                "too_large",
+                f"{upload.filename or 'the upload'} is over the {cap:,}-byte limit "
+                "(NEORAG_API__MAX_UPLOAD_BYTES)",
+            )
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+@router.delete("/documents/{doc_id:path}", dependencies=write, summary="Delete one document (job)")
+def delete_document(request: Request, doc_id: str, collection: str | None = None) -> JSONResponse:
+    settings = settings_of(request, collection or collection_of(doc_id))
+    with open_store(settings) as store:
+        known = doc_id in store.documents()
+    if not known:
+        raise ApiError(
+            404, "not_found", f"no document {doc_id!r} in collection {settings.collection!r}"
+        )
+    return _accepted(jobs.start_job(settings, "delete", {"doc_ids": [doc_id]}))
+
+
+@router.post("/ingest", dependencies=write, summary="Ingest a path under the allowed roots (job)")
+def ingest(req: IngestRequest, request: Request) -> JSONResponse:
+    settings = settings_of(request, req.collection)
+    path = jobs.check_ingest_path(settings, Path(req.path).expanduser())
+    return _accepted(jobs.start_job(settings, "ingest", {"path": str(path)}))
+
+
+@router.get("/jobs", dependencies=read, summary="Recent jobs, newest first")
+def list_jobs(request: Request) -> dict[str, Any]:
+    return {"jobs": jobs.list_jobs(request.app.state.settings)}
+
+
+@router.get("/jobs/{job_id}", dependencies=read, summary="A job's state, stages and progress")
+def job(request: Request, job_id: str) -> dict[str, Any]:
+    return jobs.read_job(request.app.state.settings, job_id)
+
+
+@router.get("/chunks/{chunk_id:path}", dependencies=read, summary="One chunk by id")
+def chunk(request: Request, chunk_id: str, collection: str | None = None) -> dict[str, Any]:
+    settings = settings_of(request, collection or collection_of(chunk_id))
+    return service.get_chunk(request.app.state.pool, settings, chunk_id)
+
+
+@router.post(
+    "/cypher",
+    dependencies=[Depends(require("admin"))],
+    summary="Read-only Cypher on the Neo4j backend (the `neorag cypher` guard)",
+)
+def cypher(req: CypherRequest, request: Request) -> dict[str, Any]:
+    result = run_cypher(request.app.state.settings, req.statement, req.params)
+    return {"keys": result.keys, "rows": result.rows, "truncated": result.truncated}
+
+
+def _existing(request: Request, collection: str | None) -> Any:
+    """Settings of a collection that must exist (reads never conjure an empty one)."""
+    settings = settings_of(request, collection)
+    open_store(settings).close()
+    return settings

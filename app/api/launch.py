@@ -1,0 +1,67 @@
+"""`neorag api`: uvicorn with one or more worker processes over `create_app_from_env`.
+
+Retrieval is CPU-bound Python, so one process uses one core however many threads it has;
+several workers (NEORAG_API__WORKERS, default 2) each hold their own engine. What they
+share lives in files: the store and indexes, the job files (app/jobs.py) and the metrics
+samples (a fresh PROMETHEUS_MULTIPROC_DIR per server run, set here before any worker or
+job imports prometheus_client).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import shutil
+import sys
+
+from app.settings import Settings
+
+LOOPBACK_NAMES = {"localhost"}
+
+
+def is_loopback(host: str) -> bool:
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def exposure_warning(settings: Settings, host: str) -> str | None:
+    """The warning for a server other machines can reach with no key required."""
+    if is_loopback(host) or settings.api.api_keys():
+        return None
+    return (
+        f"warning: binding {host} with no API keys: anyone who can reach this address can "
+        "query and change the index; set NEORAG_API__KEYS (see README, API keys)"
+    )
+
+
+def serve(settings: Settings, host: str, port: int, workers: int) -> None:
+    import uvicorn
+
+    warning = exposure_warning(settings, host)
+    if warning:
+        print(warning, file=sys.stderr)
+    samples = settings.data_dir.resolve() / "run" / f"metrics-{port}"
+    shutil.rmtree(samples, ignore_errors=True)
+    samples.mkdir(parents=True, exist_ok=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(samples)
+    # Workers read their settings from the environment: pass the command line's choices.
+    os.environ["NEORAG_BACKEND"] = settings.backend
+    os.environ["NEORAG_DATA_DIR"] = str(settings.data_dir.resolve())
+    os.environ["NEORAG_COLLECTION"] = settings.collection
+    os.environ["NEORAG_API__HOST"] = host
+    uvicorn.run(
+        "app.api.server:create_app_from_env",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        proxy_headers=True,
+        forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
+        log_level="info",
+        timeout_graceful_shutdown=10,
+        timeout_worker_healthcheck=180,  # a worker imports torch and the model first
+    )

@@ -1,0 +1,198 @@
+"""The FastAPI app: routes, errors, keys, metrics, health, and the MCP endpoint at /mcp.
+
+`create_app()` builds one app over one `EnginePool` (one engine per collection, shared by
+the worker's threads). `neorag api` runs it in several worker processes (app/api/launch.py);
+each builds its own app and pool from the environment, so nothing here is shared between
+processes except files: the store, the job files and the metrics samples.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from fastapi import FastAPI, Request, Response
+from fastapi.responses import JSONResponse
+
+from app import metrics
+from app.api import document_routes, errors, openai_routes, query_routes
+from app.api.auth import check
+from app.service import EnginePool
+from app.settings import Settings, load_settings
+
+log = logging.getLogger("neorag.api")
+DESCRIPTION = (
+    "Graph RAG over Neo4j + GDS (or the embedded backend): retrieval with traces, cited "
+    "answers, an OpenAI-compatible chat endpoint, documents and ingest jobs, and MCP at /mcp."
+)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or load_settings()
+    pool = EnginePool()
+    mcp_app, mcp_lifespan = _mcp(pool, settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        threading.Thread(target=_warm, args=(app,), daemon=True, name="warm-up").start()
+        async with mcp_lifespan():
+            yield
+        pool.close()
+
+    app = FastAPI(
+        title="neorag",
+        version="1.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        root_path=settings.api.root_path,
+    )
+    app.state.settings = settings
+    app.state.pool = pool
+    app.state.keys = settings.api.api_keys()
+    app.state.warm = {"done": False, "error": None}
+    errors.install(app)
+    app.include_router(query_routes.router)
+    app.include_router(openai_routes.router)
+    app.include_router(document_routes.router)
+    _health_routes(app)
+    app.middleware("http")(_observe)
+    if settings.api.cors_origins:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.api.cors_origins,
+            allow_methods=["GET", "POST", "DELETE"],
+            allow_headers=["Authorization", "Content-Type"],
+        )
+    app.mount("/mcp", _guarded(mcp_app, app))
+    return app
+
+
+def _warm(app: FastAPI) -> None:
+    """Open the default collection and load the model before the first question, so the
+    first request is not the one that pays seconds for it. Failures are left to readyz."""
+    try:
+        view = app.state.pool.view(app.state.settings)
+        view.encode_queries(["warm up"])
+    except Exception as exc:  # readyz reports the state; the next request retries
+        app.state.warm["error"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    app.state.warm["done"] = True
+
+
+def _health_routes(app: FastAPI) -> None:
+    @app.get("/healthz", summary="The process is alive", tags=["health"])
+    def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/readyz", summary="Store reachable, GDS present, an index published", tags=["health"])
+    def readyz(request: Request) -> JSONResponse:
+        settings: Settings = request.app.state.settings
+        if not request.app.state.warm["done"]:  # a probe answers at once, never waits
+            return JSONResponse(
+                {
+                    "status": "unavailable",
+                    **errors.body("not_ready", "warming up: opening the index, loading the model"),
+                },
+                status_code=503,
+            )
+        try:
+            view = request.app.state.pool.view(settings)
+            view.require_index()
+        except Exception as exc:
+            status, _, message = errors.classify(exc)
+            reason = message if status != 500 else f"{type(exc).__name__}"
+            return JSONResponse(
+                {"status": "unavailable", **errors.body("not_ready", reason)}, status_code=503
+            )
+        return JSONResponse(
+            {
+                "status": "ready",
+                "backend": settings.backend,
+                "collection": settings.collection,
+                "index_version": view.version,
+                "chunks": len(view.dense),
+            }
+        )
+
+    @app.get("/metrics", summary="Prometheus metrics", tags=["health"])
+    def prometheus_metrics() -> Response:
+        data, content_type = metrics.render()
+        return Response(data, media_type=content_type)
+
+
+async def _observe(
+    request: Request, call_next: Callable[[Request], Awaitable[Response]]
+) -> Response:
+    """Count and time every request by route template, mode and status."""
+    t0 = time.perf_counter()
+    status = 500
+    try:
+        response = await call_next(request)
+        status = response.status_code
+        return response
+    finally:
+        route = request.scope.get("route")
+        template = getattr(route, "path", None) or (
+            "/mcp" if request.url.path.startswith("/mcp") else "unmatched"
+        )
+        mode = str(getattr(request.state, "mode", "") or "")
+        if mode and len(mode) > 40:
+            mode = "invalid"
+        metrics.REQUESTS.labels(template, mode, str(status)).inc()
+        metrics.LATENCY.labels(template, mode).observe(time.perf_counter() - t0)
+
+
+def _mcp(pool: EnginePool, settings: Settings) -> tuple[Any, Callable[[], Any]]:
+    """The MCP server's streamable-HTTP app (stateless JSON, so any worker answers any
+    request) and the context that runs its session manager."""
+    from app.mcp_server import build_server
+
+    server = build_server(pool, settings)
+    security = None
+    if settings.api.mcp_allowed_hosts:
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", *settings.api.mcp_allowed_hosts]
+        security = TransportSecuritySettings(
+            allowed_hosts=hosts,
+            allowed_origins=[f"http://{h}" for h in hosts] + [f"https://{h}" for h in hosts],
+        )
+    http_app = server.streamable_http_app(
+        streamable_http_path="/",
+        stateless_http=True,
+        json_response=True,
+        host=settings.api.host,
+        transport_security=security,
+    )
+    return http_app, server.session_manager.run
+
+
+def _guarded(inner: Any, app: FastAPI) -> Any:
+    """/mcp behind the same keys as /v1 (scope read: its tools only read)."""
+
+    async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and app.state.keys:
+            headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", [])}
+            try:
+                check(app.state.keys, headers.get("authorization"), "read")
+            except errors.ApiError as exc:
+                response = JSONResponse(
+                    errors.body(exc.kind, exc.message),
+                    status_code=exc.status,
+                    headers={"WWW-Authenticate": "Bearer"} if exc.status == 401 else None,
+                )
+                await response(scope, receive, send)
+                return
+        await inner(scope, receive, send)
+
+    return guarded
+
+
+def create_app_from_env() -> FastAPI:
+    """The uvicorn factory each worker process calls."""
+    return create_app(load_settings())

@@ -1,0 +1,134 @@
+"""The MCP adapter: tools `search`, `ask`, `get_chunk`, `status` and `cypher` over the
+service layer, through the official `mcp` SDK.
+
+`neorag mcp` serves them over stdio (for desktop clients and agents that start the server
+themselves); `neorag api` mounts the same server at /mcp over streamable HTTP. `cypher` is
+read-only through app/cypher_service.py, the guard `neorag cypher` uses: a statement whose
+plan writes, loads files or changes GDS catalogs is refused with the guard's reason.
+Tool errors are the service's one-line messages, never tracebacks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from app import service
+from app.cypher_service import run_cypher
+from app.retrieval import mode_names
+from app.service import EnginePool, QueryOptions
+from app.settings import Settings, load_settings
+from graph.errors import NeoragError
+
+INSTRUCTIONS = (
+    "neorag answers questions from an indexed document collection. Use `search` to get the "
+    "ranked evidence passages (with chunk ids) for a question, `ask` for a cited answer, "
+    "`get_chunk` to read one passage in full, `status` for what a collection holds, and "
+    "`cypher` for read-only Cypher on the Neo4j backend. Modes: " + ", ".join(mode_names())
+)
+SEARCH_TEXT_CHARS = 1200  # passages are cut in search results; get_chunk reads one whole
+
+
+def _run(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    try:
+        return fn(*args, **kwargs)
+    except NeoragError as exc:
+        raise ToolError(str(exc).splitlines()[0]) from None
+    except ValueError as exc:  # an invalid collection name
+        raise ToolError(str(exc).splitlines()[0]) from None
+
+
+def bound(settings: Settings, collection: str | None) -> Settings:
+    """`settings` bound to `collection` (None: the server's own collection)."""
+    return settings if collection is None else settings.for_collection(collection)
+
+
+def build_server(pool: EnginePool, settings: Settings) -> MCPServer:
+    server: MCPServer = MCPServer(name="neorag", instructions=INSTRUCTIONS, log_level="WARNING")
+    max_chars = settings.api.max_question_chars
+
+    @server.tool(description="Ranked evidence passages for a question (no answer).")
+    def search(
+        question: str,
+        mode: str = "default",
+        top_k: int | None = None,
+        collection: str | None = None,
+    ) -> dict[str, Any]:
+        found = _run(
+            service.retrieve,
+            pool,
+            _run(bound, settings, collection),
+            question,
+            QueryOptions(mode=mode, top_k=top_k),
+            max_chars=max_chars,
+        )
+        payload = service.retrieval_payload(found)
+        return {
+            "collection": payload["collection"],
+            "index_version": payload["index_version"],
+            "mode": payload["mode"],
+            "passages": [
+                {
+                    "n": n,
+                    "chunk_id": c["chunk_id"],
+                    "doc_id": c["doc_id"],
+                    "title": c["title"],
+                    "section": " / ".join(c["section_path"]),
+                    "text": c["text"][:SEARCH_TEXT_CHARS],
+                }
+                for n, c in enumerate(payload["context"], start=1)
+            ],
+            "chains": payload["chains"],
+        }
+
+    @server.tool(description="A cited answer to a question; citations [n] name passages.")
+    def ask(question: str, mode: str = "default", collection: str | None = None) -> dict[str, Any]:
+        asked = _run(
+            service.ask,
+            pool,
+            _run(bound, settings, collection),
+            question,
+            QueryOptions(mode=mode),
+            max_chars=max_chars,
+        )
+        payload = asked.payload()
+        return {
+            "answer": payload["answer"],
+            "citations": [
+                {k: c[k] for k in ("n", "chunk_id", "doc_id", "title", "source")}
+                for c in payload["citations"]
+            ],
+            "collection": payload["collection"],
+            "index_version": payload["index_version"],
+            "usage": payload["usage"],
+        }
+
+    @server.tool(description="One passage (chunk) in full, by the chunk id search returned.")
+    def get_chunk(chunk_id: str, collection: str | None = None) -> dict[str, Any]:
+        return _run(service.get_chunk, pool, _run(bound, settings, collection), chunk_id)
+
+    @server.tool(description="A collection's documents, chunks, edges and recent ingest runs.")
+    def status(collection: str | None = None) -> dict[str, Any]:
+        return _run(service.status, _run(bound, settings, collection))
+
+    @server.tool(
+        description="Read-only Cypher on the Neo4j backend (writes, LOAD CSV and GDS catalog "
+        "changes are refused). `params` are passed as Cypher parameters."
+    )
+    def cypher(statement: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        result = _run(run_cypher, settings, statement, params or {})
+        return {"keys": result.keys, "rows": result.rows, "truncated": result.truncated}
+
+    return server
+
+
+def serve_stdio(settings: Settings | None = None) -> None:
+    """`neorag mcp`: the tools over stdin/stdout until the client closes them."""
+    settings = settings or load_settings()
+    pool = EnginePool()
+    try:
+        build_server(pool, settings).run("stdio")
+    finally:
+        pool.close()
