@@ -29,9 +29,9 @@ KILLS = 4
 WORKERS = 2
 
 
-def corpus(tmp_path: Path) -> Path:
+def corpus(tmp_path: Path, passages: int = PASSAGES) -> Path:
     source = DATASETS / "2wiki-dev" / "corpus.jsonl"
-    lines = source.read_text(encoding="utf-8").splitlines()[:PASSAGES]
+    lines = source.read_text(encoding="utf-8").splitlines()[:passages]
     path = tmp_path / "corpus" / "corpus.jsonl"
     path.parent.mkdir(parents=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -164,12 +164,15 @@ def test_dead_worker_stops_the_ingest_and_a_rerun_finishes(tmp_path: Path) -> No
 
 
 def test_ctrl_c_stops_the_workers(tmp_path: Path) -> None:
-    """Ctrl-C in a terminal signals the whole process group, workers included."""
-    root = corpus(tmp_path)
+    """Ctrl-C in a terminal signals the whole process group, workers included. The corpus
+    is large enough that the ingest is still running when the signal comes (workers build
+    batches ahead, so the writes after the first one can be quick)."""
+    root = corpus(tmp_path, 6 * PASSAGES)
     env = base_env(tmp_path, "embedded", "default")
     _, count = embedded_counter(tmp_path)
     proc = ingest_process(root, env, new_session=True)
     wait_for(lambda: count() >= BATCH, proc, "the first batch was written")
+    assert proc.poll() is None, "the ingest finished before Ctrl-C could be sent"
     workers = spawned_workers(proc.pid)
     assert len(workers) == WORKERS
     os.killpg(proc.pid, signal.SIGINT)

@@ -222,7 +222,7 @@ def test_device_resolution() -> None:
 
 
 def test_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert Settings().ingest.workers == os.cpu_count()
+    assert Settings().ingest.workers == 1  # measured: 2 workers no faster on 2 cores
     assert Settings().ingest.device == "auto"
     monkeypatch.setenv("NEORAG_INGEST__WORKERS", "3")
     monkeypatch.setenv("NEORAG_INGEST__DEVICE", "cpu")
