@@ -8,8 +8,11 @@ graph counts (tokens, CO_OCCURS, RELATED), store size, ingest and embedding seco
 count is fitted as a power law c·chunks^b through the smallest and largest measured size
 (vocabulary grows sublinearly; with one size the exponent is 1, an upper bound). GDS's
 own estimator (`gds.graph.project.estimate`) then gives each projection's heap for the
-extrapolated node and relationship counts. Vector memory is the index's formula (float32
-vectors, plus HNSW links when the index is approximate). Output: bench/out/capacity.json
+extrapolated node and relationship counts (the token projection keeps only pairs of weight
+>= 2; all pairs are counted, an upper bound). Vector memory is the index's formula (float32
+vectors; IVF lists add an int64 id each). Ingest hours scale the slowest measured seconds
+per chunk; without embedding, the share the embedding-only baseline does not explain: what
+a GPU that embedded for free would leave. Output: bench/out/capacity.json
 and a Markdown table.
 """
 
@@ -26,7 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 OUT = REPO / "bench" / "out"
 DIMENSION = 384  # all-MiniLM-L6-v2
-HNSW_LINKS = 32  # neighbours per vector in an HNSW graph (faiss M): 2·M int32 ids each
+IVF_ID_BYTES = 8  # an IVF list stores each vector with its int64 id
 
 
 def measured_points() -> list[dict[str, Any]]:
@@ -80,8 +83,11 @@ def model(chunk_counts: list[int], store: Any | None) -> dict[str, Any]:
             "co_occurs_pairs": pairs,
             "related_pairs": related,
             "vectors_flat_mb": round(n * DIMENSION * 4 / 2**20),
-            "vectors_hnsw_mb": round(n * (DIMENSION * 4 + 2 * HNSW_LINKS * 4) / 2**20),
+            "vectors_ivf_mb": round(n * (DIMENSION * 4 + IVF_ID_BYTES) / 2**20),
             "ingest_hours_cpu": round(n * seconds_per_chunk / 3600, 1),
+            "ingest_hours_without_embedding": round(
+                n * seconds_per_chunk * (1 - embed_share) / 3600, 1
+            ),
         }
         if store is not None:
             # the token projection keeps pairs of weight >= 2; all pairs is the upper bound
