@@ -140,6 +140,10 @@ class Settings(BaseSettings):
         _NEO4J["database"].default,
         validation_alias=AliasChoices("NEO4J_DATABASE", "NEORAG_NEO4J_DATABASE"),
     )
+    neo4j_gds_uri: str = Field(
+        _NEO4J["gds_uri"].default,
+        validation_alias=AliasChoices("NEO4J_GDS_URI", "NEORAG_NEO4J_GDS_URI"),
+    )
     ingest: IngestConfig = Field(default_factory=IngestConfig)
     algorithms: AlgorithmConfig = Field(default_factory=AlgorithmConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
@@ -159,6 +163,7 @@ class Settings(BaseSettings):
             user=self.neo4j_user,
             password=self.neo4j_password,
             database=self.neo4j_database,
+            gds_uri=self.neo4j_gds_uri,
         )
 
     @property
@@ -195,6 +200,7 @@ class Settings(BaseSettings):
 def _variable(loc: tuple[Any, ...]) -> str:
     aliases = {"neo4j_uri": "NEO4J_URI", "neo4j_user": "NEO4J_USER"}
     aliases |= {"neo4j_password": "NEO4J_PASSWORD", "neo4j_database": "NEO4J_DATABASE"}
+    aliases |= {"neo4j_gds_uri": "NEO4J_GDS_URI"}
     if len(loc) == 1 and loc[0] in aliases:
         return aliases[str(loc[0])]
     return "NEORAG_" + "__".join(str(p) for p in loc if not isinstance(p, int)).upper()

@@ -13,6 +13,9 @@ class Neo4jConfig(BaseModel):
     connection_timeout: float = Field(5.0, gt=0)
     query_timeout: float = Field(60.0, gt=0)
     write_batch_size: int = Field(5000, ge=100)
+    # The member that holds GDS projections and runs the algorithms, when it is not the one
+    # NEO4J_URI routes writes to (a cluster's dedicated GDS secondary): a direct bolt:// URI.
+    gds_uri: str = ""
 
 
 class AlgorithmConfig(BaseModel):

@@ -47,7 +47,7 @@ class ProjectionEstimate:
 
 def estimate_graph(store: Neo4jStore, nodes: int, relationships: int) -> tuple[int, int]:
     """GDS's (min, max) bytes for a weighted graph of that many nodes and relationships."""
-    [row] = store.read("projection_estimate", nodes=nodes, relationships=relationships)
+    [row] = store.gds_query("projection_estimate", nodes=nodes, relationships=relationships)
     return int(row["bytesMin"]), int(row["bytesMax"])
 
 
@@ -61,7 +61,7 @@ def estimate_projection(store: Neo4jStore, kind: str, min_weight: int = 1) -> Pr
 
 def available_heap(store: Neo4jStore) -> int:
     """The heap ceiling minus what the GDS catalog's graphs already hold."""
-    [row] = store.read("heap_capacity")
+    [row] = store.gds_query("heap_capacity")
     return int(row["max_heap"]) - max(int(row["catalog_bytes"] or 0), 0)
 
 

@@ -39,7 +39,7 @@ class GdsAnalytics:
     def __init__(self, store: Neo4jStore) -> None:
         self.store = store
         self.client = GraphDataScience(
-            store.driver, database=store.cfg.database, show_progress=False, arrow=False
+            store.gds_driver, database=store.cfg.database, show_progress=False, arrow=False
         )
         self._lock = threading.Lock()
         self._known: dict[str, str] = {}
@@ -53,7 +53,7 @@ class GdsAnalytics:
         return f"{self._prefix(kind)}{version}"
 
     def _catalog(self) -> list[str]:
-        return [r["name"] for r in self.store.read("gds_graph_names")]
+        return [r["name"] for r in self.store.gds_query("gds_graph_names")]
 
     def drop_all(self) -> None:
         """Drop this collection's projections."""
@@ -112,9 +112,9 @@ class GdsAnalytics:
     def _project(self, kind: str, name: str, min_weight: int) -> None:
         check_projection_fits(self.store, kind, min_weight)
         if kind == "tokens":
-            self.store.write("project_token_graph", name=name, min_weight=min_weight)
+            self.store.gds_query("project_token_graph", name=name, min_weight=min_weight)
         else:
-            self.store.write("project_chunk_graph", name=name)
+            self.store.gds_query("project_chunk_graph", name=name)
 
     @staticmethod
     def _ppr_params(cfg: AlgorithmConfig) -> dict[str, Any]:
@@ -134,7 +134,7 @@ class GdsAnalytics:
         rows = self._on_projection(
             "tokens",
             cfg.token_min_weight,
-            lambda name: self.store.read(
+            lambda name: self.store.gds_query(
                 "token_ppr", name=name, seeds=sorted(seeds), top_k=top_k, **self._ppr_params(cfg)
             ),
         )
@@ -161,8 +161,8 @@ class GdsAnalytics:
             return {}
         name = f"{PREFIX}candidates_{uuid.uuid4().hex[:12]}"
         try:
-            self.store.write("project_candidate_subgraph", name=name, ids=members)
-            rows = self.store.read(
+            self.store.gds_query("project_candidate_subgraph", name=name, ids=members)
+            rows = self.store.gds_query(
                 "chunk_ppr",
                 name=name,
                 seeds=sorted(s for s in seeds if s in set(members)),
@@ -170,7 +170,7 @@ class GdsAnalytics:
             )
         finally:
             with contextlib.suppress(Exception):
-                self.store.read("gds_graph_drop", name=name)
+                self.store.gds_query("gds_graph_drop", name=name)
         return {r["id"]: float(r["score"]) for r in rows}
 
     # ---- analytics after an ingest (the pipeline is graph/analytics.py) ----------------
@@ -208,14 +208,14 @@ class GdsHooks(AnalyticsHooks):
             "max_levels": cfg.leiden_max_levels,
             "tolerance": cfg.leiden_tolerance,
         }
-        rows = self.store.read("leiden_stream", **params)
-        stats = self.store.read("leiden_stats", **params)[0]
+        rows = self.store.gds_query("leiden_stream", **params)
+        stats = self.store.gds_query("leiden_stats", **params)[0]
         assignment = _relabel({r["id"]: int(r["community"]) for r in rows})
         return assignment, float(stats["modularity"])
 
     def fastrp(self, cfg: AlgorithmConfig, report: AnalyticsReport) -> None:
         try:
-            self.store.write(
+            self.store.gds_query(
                 "fastrp_write",
                 name=self._name,
                 dimension=cfg.fastrp_dimension,

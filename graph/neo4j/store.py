@@ -65,6 +65,13 @@ class Neo4jStore(GraphStore):
         self.cfg = cfg
         self.collection = check_collection(collection)
         self.driver, self.gds_version = connect(cfg)
+        self.gds_driver = self.driver
+        if cfg.gds_uri:
+            try:
+                self.gds_driver = connect(cfg.model_copy(update={"uri": cfg.gds_uri}))[0]
+            except BaseException:
+                self.driver.close()
+                raise
         self._schema_ready = False
         self._vector_dimension: int | None = None
         self.gds = GdsAnalytics(self)
@@ -72,7 +79,7 @@ class Neo4jStore(GraphStore):
             try:
                 self.check_legacy()
             except BaseException:
-                self.driver.close()
+                self.close()
                 raise
 
     # ---- plumbing --------------------------------------------------------------------
@@ -95,6 +102,23 @@ class Neo4jStore(GraphStore):
                 cypher.load(query),
                 {"collection": self.collection, **params},
                 database_=self.cfg.database,
+            )
+        except Exception as exc:
+            raise translate(exc, self.cfg) from None
+        return [r.data() for r in records]
+
+    def gds_query(self, query: str, /, **params: Any) -> list[dict[str, Any]]:
+        """Run the named cypher/ file on the GDS member: every statement that touches the
+        graph catalog (project, list, drop) or runs an algorithm on a projection.
+        Projections live in the memory of the member that made them, so all of these go to
+        one member (the writer NEO4J_URI routes to, or NEO4J_GDS_URI's), never to whichever
+        reader a routed read would pick."""
+        try:
+            records, _, _ = self.gds_driver.execute_query(
+                cypher.load(query),
+                {"collection": self.collection, **params},
+                database_=self.cfg.database,
+                routing_=RoutingControl.WRITE,
             )
         except Exception as exc:
             raise translate(exc, self.cfg) from None
@@ -138,6 +162,8 @@ class Neo4jStore(GraphStore):
             raise translate(exc, self.cfg) from None
 
     def close(self) -> None:
+        if self.gds_driver is not self.driver:
+            self.gds_driver.close()
         self.driver.close()
 
     def clear(self) -> None:
