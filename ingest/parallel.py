@@ -234,8 +234,21 @@ def _start_worker(build: BuildBatch, cfg: IngestConfig, threads: int, preload: b
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with_parent, name="parent-watch", daemon=True).start()
     _limit_threads(threads)
+    _thread_lock_for_tqdm()
     models = IngestModels(cfg.models, cfg.device)
     _worker = _Worker(build, cfg, models, Analyzer(cfg.tokens), threads, preload)
+
+
+def _thread_lock_for_tqdm() -> None:
+    """tqdm (used while models load and encode) otherwise creates a multiprocessing lock:
+    in a spawned worker that is a named semaphore, and a worker stopped mid-batch cannot
+    release it, so the resource tracker prints a leak warning after the writer's error.
+    Workers draw no bars of their own, so a thread lock is all tqdm needs here."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return
+    tqdm.set_lock(threading.RLock())
 
 
 def _exit_with_parent() -> None:

@@ -90,6 +90,16 @@ def reports_threads(batch: Batch, *_: object) -> Built:
     return records(batch, title=json.dumps(counts))
 
 
+def tqdm_lock_kind(batch: Batch, *_: object) -> Built:
+    from tqdm import tqdm
+    from tqdm.std import TqdmDefaultWriteLock
+
+    for _ in tqdm(range(3), disable=False):
+        pass
+    kind = f"{type(tqdm.get_lock()).__module__}:{getattr(TqdmDefaultWriteLock, 'mp_lock', None)}"
+    return records(batch, title=kind)
+
+
 def run(build, batches: list[Batch], workers: int = 2) -> tuple[list[Built], IngestReport]:
     report = IngestReport(path="", backend="")
     cfg = IngestConfig(workers=workers)
@@ -122,6 +132,15 @@ def test_results_come_back_in_batch_order() -> None:
     assert report.workers == 2
     assert progress.advanced == {"chunk": 5, "analyze": 5, "embed": 5}
     assert not multiprocessing.active_children()
+
+
+@spawns
+def test_workers_hold_no_named_semaphores() -> None:
+    """A worker stopped mid-batch cannot unlink a named semaphore, and the resource tracker
+    then prints a leak warning under the writer's one-line error."""
+    got, _ = run(tqdm_lock_kind, documents(2))
+    kinds = {rec.title for built in got for rec, _ in built}
+    assert kinds == {"_thread:None"}, kinds
 
 
 def fails_on_d2_and_d4(batch: Batch, *_: object) -> Built:
