@@ -5,16 +5,13 @@ change to the code).
     python bench/one_doc_change.py .neorag/bench2wiki/data-pristine .neorag/bench2wiki/docs \
         --code /tmp/neorag-before --edits 2 --out bench/out/one-doc-change-before.json
 
-DATA_DIR is copied to a scratch directory first (the original is never written), DOCS is
-copied next to it, and `neorag ingest` runs as a child process (`python -m app.cli` with
-PYTHONPATH=CODE, embedded backend): once unedited (brings derived files to that code's
-format; its stage times are reported as `settle`), then once per edit, each edit appending
-a sentence to one more passage.
-
-Known limitation since document ids hold the corpus file's absolute path (ingest/identity.py):
-the copy of DOCS has another path, so the `settle` run re-ingests every passage. The files
-under bench/out were measured before that change; the script must edit DOCS in place (and
-restore it) before it is run again.
+DATA_DIR is copied to a scratch directory first (the original is never written) and
+`neorag ingest` runs as a child process (`python -m app.cli` with PYTHONPATH=CODE, embedded
+backend): once unedited (brings derived files to that code's format; its stage times are
+reported as `settle`), then once per edit, each edit appending a sentence to one more
+passage. Document ids hold the corpus file's path (ingest/identity.py), so DOCS is edited
+in place, where it was ingested, and its corpus.jsonl is put back byte for byte afterwards,
+also when a run fails.
 """
 
 from __future__ import annotations
@@ -65,22 +62,29 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=2)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    docs = args.docs
+    corpus = docs / "corpus.jsonl"
+    original = corpus.read_bytes()
     with tempfile.TemporaryDirectory(dir=args.data_dir.parent) as tmp:
-        data, docs = Path(tmp) / "data", Path(tmp) / "docs"
+        data = Path(tmp) / "data"
         shutil.copytree(args.data_dir, data)
-        shutil.copytree(args.docs, docs)
-        corpus = docs / "corpus.jsonl"
-        rows: dict[str, object] = {"code": str(args.code), "settle": ingest(args.code, data, docs)}
-        edits = []
-        for i in range(args.edits):
-            lines = corpus.read_text(encoding="utf-8").splitlines()
-            passage = json.loads(lines[100 + 37 * i])
-            passage["text"] += f" This sentence was added by edit {i}."
-            lines[100 + 37 * i] = json.dumps(passage, ensure_ascii=False)
-            corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
-            edits.append(ingest(args.code, data, docs))
-            print(json.dumps(edits[-1]), flush=True)
-        rows["edits"] = edits
+        try:
+            rows: dict[str, object] = {
+                "code": str(args.code),
+                "settle": ingest(args.code, data, docs),
+            }
+            edits = []
+            for i in range(args.edits):
+                lines = corpus.read_text(encoding="utf-8").splitlines()
+                passage = json.loads(lines[100 + 37 * i])
+                passage["text"] += f" This sentence was added by edit {i}."
+                lines[100 + 37 * i] = json.dumps(passage, ensure_ascii=False)
+                corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+                edits.append(ingest(args.code, data, docs))
+                print(json.dumps(edits[-1]), flush=True)
+            rows["edits"] = edits
+        finally:
+            corpus.write_bytes(original)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
