@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field, SecretStr
 
 
@@ -29,6 +31,19 @@ class AlgorithmConfig(BaseModel):
         ge=1,
         description="CO_OCCURS edges lighter than this stay stored but are left out of the "
         "token graph PPR runs on (GDS projection and in-memory alike)",
+    )
+    token_ppr: Literal["auto", "gds", "local"] = Field(
+        "auto",
+        description="where the Neo4j backend runs per-query token PPR: `gds` on the server's "
+        "projection; `local` in the query process, on a copy of that projection loaded once "
+        "per published version; `auto` local while the projection holds at most "
+        "`local_ppr_max_relationships`, GDS above (the embedded backend is always local)",
+    )
+    local_ppr_max_relationships: int = Field(
+        4_000_000,
+        ge=0,
+        description="largest token projection (relationships, both directions) `auto` copies "
+        "into the query process: ~100 MB of memory per process at the default",
     )
     leiden_seed: int = 42
     leiden_gamma: float = Field(1.0, gt=0.0)

@@ -196,3 +196,26 @@ def personalized_pagerank(
     """One-shot `gds.pageRank.stream({sourceNodes, relationshipWeightProperty})` on an
     undirected projection. Build a `PprOperator` instead when querying one graph often."""
     return PprOperator(adj, weighted=weighted).run(seeds, cfg, seed_weights=seed_weights)
+
+
+class NamedPpr:
+    """A `PprOperator` over named nodes (token texts): per-query token PPR on either
+    backend, returning the top-k names with a positive score as `gds.pageRank.stream`
+    ordered by score and cut at k would."""
+
+    def __init__(
+        self, names: list[str], operator: PprOperator, index: dict[str, int] | None = None
+    ) -> None:
+        self.names = names
+        self.operator = operator
+        self.index = index if index is not None else {t: i for i, t in enumerate(names)}
+
+    def top(self, seeds: Mapping[str, float], cfg: AlgorithmConfig, top_k: int) -> dict[str, float]:
+        seed_ids = {self.index[t]: w for t, w in seeds.items() if t in self.index}
+        if not seed_ids:
+            return {}
+        scores = self.operator.run(seed_ids, cfg)
+        k = min(top_k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return {self.names[i]: float(scores[i]) for i in top if scores[i] > 0}

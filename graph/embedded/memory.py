@@ -15,7 +15,7 @@ import numpy as np
 from scipy import sparse
 
 from graph.adjacency import from_edges
-from graph.algorithms.ppr import PprOperator
+from graph.algorithms.ppr import NamedPpr, PprOperator
 from graph.config import AlgorithmConfig
 
 PUBLISHED_KEY = "published_version"
@@ -90,14 +90,7 @@ class MemoryGraphs:
         self, seeds: dict[str, float], cfg: AlgorithmConfig, top_k: int
     ) -> dict[str, float]:
         graph = self.token_graph(cfg.token_min_weight)
-        seed_ids = {graph.index[t]: w for t, w in seeds.items() if t in graph.index}
-        if not seed_ids:
-            return {}
-        scores = graph.operator.run(seed_ids, cfg)
-        k = min(top_k, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return {graph.texts[i]: float(scores[i]) for i in top if scores[i] > 0}
+        return NamedPpr(graph.texts, graph.operator, graph.index).top(seeds, cfg, top_k)
 
     def token_neighbourhood(self, seeds: Sequence[str], top_k: int) -> dict[str, float]:
         graph = self.token_graph()

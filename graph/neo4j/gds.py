@@ -52,6 +52,10 @@ class GdsAnalytics:
     def _name(self, kind: str, version: int) -> str:
         return f"{self._prefix(kind)}{version}"
 
+    def projection_version(self, kind: str, name: str) -> int:
+        """The graph (tokens: content) version a projection name was made at."""
+        return int(name.removeprefix(self._prefix(kind)).split("_w")[0])
+
     def _catalog(self) -> list[str]:
         return [r["name"] for r in self.store.gds_query("gds_graph_names")]
 

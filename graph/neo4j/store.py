@@ -25,6 +25,7 @@ from graph.config import AlgorithmConfig, Neo4jConfig
 from graph.errors import LegacyStore
 from graph.neo4j.connection import connect, translate
 from graph.neo4j.gds import GdsAnalytics, GdsHooks
+from graph.neo4j.token_mirror import TokenMirror
 from graph.types import (
     EDGE_KINDS,
     RELATED,
@@ -75,6 +76,7 @@ class Neo4jStore(GraphStore):
         self._schema_ready = False
         self._vector_dimension: int | None = None
         self.gds = GdsAnalytics(self)
+        self.token_mirror = TokenMirror(self)
         if self.collection == DEFAULT_COLLECTION and not allow_legacy:
             try:
                 self.check_legacy()
@@ -130,6 +132,22 @@ class Neo4jStore(GraphStore):
                 return session.execute_write(work)
         except Exception as exc:
             raise translate(exc, self.cfg) from None
+
+    def read_transaction(self, work: Callable[[ManagedTransaction], Any]) -> Any:
+        """Several reads in one read transaction, on one member (a routed read)."""
+        try:
+            with self.driver.session(database=self.cfg.database) as session:
+                return session.execute_read(work)
+        except Exception as exc:
+            raise translate(exc, self.cfg) from None
+
+    def run_in(self, tx: ManagedTransaction, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        """The rows of the named cypher/ file, run inside `tx`."""
+        return [r.data() for r in self._run(tx, name, **params)]
+
+    def content_version_in(self, tx: ManagedTransaction) -> int:
+        rows = self.run_in(tx, "meta_get", key=CONTENT_VERSION)
+        return int(rows[0]["value"]) if rows else 0
 
     def _run(self, tx: ManagedTransaction, name: str, /, **params: Any) -> Result:
         """Run the named cypher/ file inside `tx`, with this store's `$collection`."""
@@ -438,7 +456,8 @@ class Neo4jStore(GraphStore):
     def token_ppr(
         self, seeds: dict[str, float], cfg: AlgorithmConfig, top_k: int
     ) -> dict[str, float]:
-        return self.gds.token_ppr(seeds, cfg, top_k)
+        local = self.token_mirror.top(seeds, cfg, top_k)
+        return local if local is not None else self.gds.token_ppr(seeds, cfg, top_k)
 
     def chunk_ppr(
         self, seeds: dict[str, float], candidates: Sequence[str], cfg: AlgorithmConfig

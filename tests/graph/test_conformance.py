@@ -18,6 +18,9 @@ from ingest.token_graph import cooccurrence_delta
 
 WINDOW = 4
 EXACT = AlgorithmConfig(ppr_max_iterations=500, ppr_tolerance=1e-12, token_min_weight=1)
+# Where Neo4j runs token PPR (the embedded backend always runs it in process): every token
+# PPR test runs both ways.
+PPR_ROUTES = ("gds", "local")
 
 
 def chunk(
@@ -204,25 +207,29 @@ def test_token_ppr_matches_hand_solution(store) -> None:
     names = ["hub", "leafa", "leafb", "leafc"]
     adj = np.array([[0, 2, 1, 1], [2, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]], dtype=float)
     expected = _closed_form_ppr(adj, [1], EXACT.ppr_damping)
-    got = store.token_ppr({"leafa": 1.0}, EXACT, top_k=10)
-    total = sum(got.values())
-    assert set(got) == set(names)
-    for i, name in enumerate(names):
-        assert got[name] / total == pytest.approx(expected[i], abs=1e-4)
-    assert list(got)[:2] == ["hub", "leafa"] or list(got)[:2] == ["leafa", "hub"]
-    assert store.token_ppr({"unknown": 1.0}, EXACT, top_k=5) == {}
-    top1 = store.token_ppr({"leafa": 1.0}, EXACT, top_k=1)
-    assert len(top1) == 1
+    for route in PPR_ROUTES:
+        cfg = EXACT.model_copy(update={"token_ppr": route})
+        got = store.token_ppr({"leafa": 1.0}, cfg, top_k=10)
+        total = sum(got.values())
+        assert set(got) == set(names), route
+        for i, name in enumerate(names):
+            assert got[name] / total == pytest.approx(expected[i], abs=1e-4), route
+        assert list(got)[:2] == ["hub", "leafa"] or list(got)[:2] == ["leafa", "hub"]
+        assert store.token_ppr({"unknown": 1.0}, cfg, top_k=5) == {}
+        top1 = store.token_ppr({"leafa": 1.0}, cfg, top_k=1)
+        assert len(top1) == 1
 
 
 def test_token_ppr_runs_on_edges_of_min_weight(store) -> None:
     add(store, CORPUS)
-    pruned = AlgorithmConfig(ppr_max_iterations=500, ppr_tolerance=1e-12, token_min_weight=2)
-    # Only hub–leafa (weight 2) survives: leafb and leafc get no mass from leafa.
-    got = store.token_ppr({"leafa": 1.0}, pruned, top_k=10)
-    assert set(got) == {"hub", "leafa"}
-    full = store.token_ppr({"leafa": 1.0}, EXACT, top_k=10)
-    assert set(full) == {"hub", "leafa", "leafb", "leafc"}
+    for route in PPR_ROUTES:
+        exact = EXACT.model_copy(update={"token_ppr": route})
+        pruned = exact.model_copy(update={"token_min_weight": 2})
+        # Only hub–leafa (weight 2) survives: leafb and leafc get no mass from leafa.
+        got = store.token_ppr({"leafa": 1.0}, pruned, top_k=10)
+        assert set(got) == {"hub", "leafa"}, route
+        full = store.token_ppr({"leafa": 1.0}, exact, top_k=10)
+        assert set(full) == {"hub", "leafa", "leafb", "leafc"}, route
 
 
 def test_token_neighbourhood_follows_new_documents(store) -> None:

@@ -1,0 +1,63 @@
+"""The Neo4j backend's in-process copy of the token projection (graph/neo4j/token_mirror.py):
+the same PageRank as GDS, the published version only, and GDS above the size limit."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.graph.test_conformance import CORPUS, EXACT, add, chunk
+
+AUTO = EXACT.model_copy(update={"token_ppr": "auto"})
+GDS = EXACT.model_copy(update={"token_ppr": "gds"})
+SEEDS = ({"leafa": 1.0}, {"hub": 1.0}, {"leafb": 1.0, "leafc": 1.0})
+
+
+def _same(a: dict[str, float], b: dict[str, float]) -> None:
+    assert set(a) == set(b)
+    for token, score in a.items():
+        assert score == pytest.approx(b[token], rel=1e-9, abs=1e-12), token
+
+
+def _publish(store) -> str:
+    return store.gds.projection("tokens", refresh=True, min_weight=EXACT.token_min_weight)
+
+
+def test_auto_copies_the_published_projection_and_agrees_with_gds(neo4j_store) -> None:
+    add(neo4j_store, CORPUS)
+    name = _publish(neo4j_store)
+    mirror = neo4j_store.token_mirror
+    first = neo4j_store.token_ppr(SEEDS[0], AUTO, top_k=10)  # GDS while the copy loads
+    mirror.wait()
+    assert mirror.loaded == name and mirror.loads == 1
+    _same(first, neo4j_store.token_ppr(SEEDS[0], GDS, top_k=10))
+    for seeds in SEEDS:
+        _same(
+            neo4j_store.token_ppr(seeds, AUTO, top_k=10),
+            neo4j_store.gds.token_ppr(seeds, EXACT, 10),
+        )
+    assert mirror.loads == 1  # loaded once per published version
+
+
+def test_a_new_published_version_is_copied_again(neo4j_store) -> None:
+    add(neo4j_store, CORPUS)
+    _publish(neo4j_store)
+    local = EXACT.model_copy(update={"token_ppr": "local"})
+    assert "newleaf" not in neo4j_store.token_ppr({"hub": 1.0}, local, top_k=10)
+    add(neo4j_store, {"c": [chunk("c", 0, "hub newleaf")]})
+    # not published yet: queries stay on the published graph, whichever runs them
+    assert "newleaf" not in neo4j_store.token_ppr({"hub": 1.0}, local, top_k=10)
+    name = _publish(neo4j_store)
+    got = neo4j_store.token_ppr({"hub": 1.0}, local, top_k=10)
+    assert neo4j_store.token_mirror.loaded == name and "newleaf" in got
+    _same(got, neo4j_store.gds.token_ppr({"hub": 1.0}, EXACT, 10))
+
+
+def test_above_the_size_limit_gds_runs_it(neo4j_store) -> None:
+    add(neo4j_store, CORPUS)
+    _publish(neo4j_store)
+    small = AUTO.model_copy(update={"local_ppr_max_relationships": 3})  # the star has 6
+    got = neo4j_store.token_ppr(SEEDS[0], small, top_k=10)
+    neo4j_store.token_mirror.wait()
+    assert neo4j_store.token_mirror.loaded is None
+    assert not neo4j_store.token_mirror.load(neo4j_store.gds.projection("tokens"), small)
+    _same(got, neo4j_store.gds.token_ppr(SEEDS[0], EXACT, 10))
