@@ -182,6 +182,13 @@ class GraphStore(ABC):
     @abstractmethod
     def chunk_entities(self, ids: Sequence[str]) -> dict[str, list[EntityMention]]: ...
 
+    def citations_and_mentions(
+        self, ids: Sequence[str]
+    ) -> tuple[list[ChunkEdge], dict[str, list[EntityMention]]]:
+        """`neighbours(ids, ["CITES"])` and `chunk_entities(ids)` together: what an entity
+        hop reads. A server backend answers both in one round trip."""
+        return self.neighbours(ids, kinds=["CITES"]), self.chunk_entities(ids)
+
     @abstractmethod
     def chunk_vectors(self, prop: str, ids: Sequence[str] | None = None) -> dict[str, np.ndarray]:
         """`embedding`, `fastrp` or `spectral` vectors (all chunks when ids is None)."""

@@ -223,8 +223,9 @@ class TigragRetriever(Retriever):
         question has not named yet: titles of the documents the chunks cite first (known
         documents), then NER mentions that hold an indexed word."""
         links = self.engine.links
+        edges, mentions = self.engine.store.citations_and_mentions(chunk_ids)
         cites: dict[str, list[tuple[float, str]]] = {}
-        for e in self.engine.store.neighbours(chunk_ids, kinds=["CITES"]):
+        for e in edges:
             cites.setdefault(e.src, []).append((-e.weight, e.dst))
         out: dict[str, list[str]] = {}
         for cid in chunk_ids:  # rank order, strongest citation first: the same on every backend
@@ -232,7 +233,6 @@ class TigragRetriever(Retriever):
                 doc = doc_id_of(dst)
                 if (title := links.title.get(doc)) is not None:
                     out.setdefault(title, []).append(doc)
-        mentions = self.engine.store.chunk_entities(chunk_ids)
         for cid in chunk_ids:
             for m in sorted(mentions.get(cid, []), key=lambda m: (-m.count, m.name)):
                 out.setdefault(m.name.strip(), links.find(m.name))

@@ -513,6 +513,21 @@ class Neo4jStore(GraphStore):
             out[r["chunk"]].append(EntityMention(r["name"], r["label"], int(r["count"])))
         return dict(out)
 
+    def citations_and_mentions(
+        self, ids: Sequence[str]
+    ) -> tuple[list[ChunkEdge], dict[str, list[EntityMention]]]:
+        rows = self.read("chunk_citations_and_mentions", ids=list(dict.fromkeys(ids)))
+        edges = {(e["src"], e["dst"]): float(e["weight"]) for r in rows for e in r["cites"]}
+        mentions: dict[str, list[EntityMention]] = {}
+        for r in rows:
+            if r["mentions"]:
+                ordered = sorted(r["mentions"], key=lambda m: m["key"])
+                mentions[r["chunk"]] = [
+                    EntityMention(m["name"], m["label"], int(m["count"])) for m in ordered
+                ]
+        cites = [ChunkEdge("CITES", src, dst, w) for (src, dst), w in edges.items()]
+        return cites, mentions
+
     def chunk_vectors(self, prop: str, ids: Sequence[str] | None = None) -> dict[str, np.ndarray]:
         if prop not in _VECTOR_PROPS:
             raise ValueError(f"unknown vector property {prop!r}")

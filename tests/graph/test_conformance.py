@@ -351,3 +351,22 @@ def test_neo4j_collections_are_separate_graphs(neo4j_config) -> None:
         for store in (first, second):
             store.clear()
             store.close()
+
+
+def test_citations_and_mentions_read_in_one_call(store) -> None:
+    add(store, CORPUS)
+    store.replace_chunk_edges(
+        [
+            ChunkEdge("CITES", "a#0", "b#0", 0.7),
+            ChunkEdge("CITES", "b#0", "a#1", 0.4),
+            ChunkEdge("NEXT", "a#0", "a#1", 1.0),
+        ]
+    )
+    for ids in (["a#0"], ["a#0", "b#0"], ["b#0", "a#1", "a#0"], ["nope"]):
+        edges, mentions = store.citations_and_mentions(ids)
+        assert set(edges) == set(store.neighbours(ids, kinds=["CITES"])), ids
+        assert len(edges) == len(set(edges)), ids
+        assert mentions == store.chunk_entities(ids), ids
+    edges, mentions = store.citations_and_mentions(["a#0", "b#0"])
+    assert sorted((e.src, e.dst) for e in edges) == [("a#0", "b#0"), ("b#0", "a#1")]
+    assert mentions["b#0"] == [ANN, PARIS] or mentions["b#0"] == [PARIS, ANN]
