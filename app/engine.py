@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cached_property
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -28,6 +29,8 @@ from ingest.indexes import SearchIndexes
 from ingest.model_stamp import EmbeddingModelMismatch, check_query_model
 from ingest.runner import DERIVED_KEY, corpus_fingerprint
 from ingest.tokens import Analyzer
+
+T = TypeVar("T")
 
 
 class TitleLinks:
@@ -55,6 +58,9 @@ class Engine:
         self.analyzer = Analyzer(settings.ingest.tokens)
         self._lock = threading.Lock()
         self._key: str | None = None
+        # Shared by every snapshot (copy.copy keeps these objects): see `derived`.
+        self._derived: dict[tuple[Any, ...], tuple[Any, DenseIndex, LexicalIndex]] = {}
+        self._derived_lock = threading.Lock()
         self.dense: DenseIndex
         self.lexical: LexicalIndex
         self.utility: LexicalIndex
@@ -118,6 +124,25 @@ class Engine:
         self.embedder  # noqa: B018 - load the model once here, not once per view
         with self._lock:
             return copy.copy(self)
+
+    def derived(self, name: str, key: tuple[Any, ...], build: Callable[[], T]) -> T:
+        """A structure derived from the index this engine answers from (the bridge graph,
+        LiteRAG's tables), built once per index version and shared by the engine and all
+        its snapshots: each request retrieves through its own snapshot, so a cache on the
+        snapshot would rebuild it for every request. Keyed by the identity of the FAISS and
+        BM25 objects (replaced when the corpus changes) plus `key`; the entry holds them, so
+        those identities stay unique. The two newest versions of each structure are kept,
+        so requests still pinned to the previous index do not rebuild it either."""
+        full = (name, id(self.dense), id(self.lexical), *key)
+        with self._derived_lock:
+            found = self._derived.get(full)
+            if found is None:
+                found = (build(), self.dense, self.lexical)
+                self._derived[full] = found
+                mine = [k for k in self._derived if k[0] == name]
+                for old in mine[:-2]:
+                    del self._derived[old]
+            return found[0]
 
     def require_index(self) -> None:
         if len(self.dense) == 0:

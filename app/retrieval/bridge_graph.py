@@ -17,8 +17,6 @@ published index (a few seconds on 7k chunks) and shared by the engine's retrieve
 from __future__ import annotations
 
 import re
-import threading
-import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -161,21 +159,11 @@ def build_bridge_graph(engine: Engine, max_words: int, capitalised: bool) -> Bri
     )
 
 
-_GRAPHS: weakref.WeakKeyDictionary[Engine, BridgeGraph] = weakref.WeakKeyDictionary()
-_LOCK = threading.Lock()
-
-
 def bridge_graph(engine: Engine, max_words: int, capitalised: bool) -> BridgeGraph:
-    """The engine's graph for its published index: the FAISS and BM25 objects are replaced
-    whenever the corpus changes, so their identity is the cache key (no store round trip)."""
-    with _LOCK:
-        graph = _GRAPHS.get(engine)
-        if (
-            graph is None
-            or graph.source[0] is not engine.dense
-            or graph.source[1] is not engine.lexical
-            or graph.matcher.max_words != max_words
-            or graph.capitalised != capitalised
-        ):
-            graph = _GRAPHS[engine] = build_bridge_graph(engine, max_words, capitalised)
-    return graph
+    """The graph of the engine's published index, built once per index version (no store
+    round trip: the FAISS and BM25 objects are replaced whenever the corpus changes)."""
+    return engine.derived(
+        "bridge graph",
+        (max_words, capitalised),
+        lambda: build_bridge_graph(engine, max_words, capitalised),
+    )

@@ -6,8 +6,6 @@ every LiteRAG retriever of one engine."""
 from __future__ import annotations
 
 import math
-import threading
-import weakref
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -136,10 +134,6 @@ def build_tables(engine: Engine, key: tuple[Any, ...]) -> GraphTables:
     )
 
 
-_TABLES: weakref.WeakKeyDictionary[Engine, GraphTables] = weakref.WeakKeyDictionary()
-_TABLES_LOCK = threading.Lock()
-
-
 def graph_tables(engine: Engine) -> GraphTables:
     """The engine's tables for the current graph. Communities are written after the version
     bump, so the derived-index key (set last by ingest) is part of the cache key."""
@@ -149,8 +143,4 @@ def graph_tables(engine: Engine) -> GraphTables:
         id(engine.dense),
         id(engine.lexical),
     )
-    with _TABLES_LOCK:
-        tables = _TABLES.get(engine)
-        if tables is None or tables.key != key:
-            tables = _TABLES[engine] = build_tables(engine, key)
-    return tables
+    return engine.derived("literag tables", key, lambda: build_tables(engine, key))

@@ -198,6 +198,16 @@ def test_graph_links_every_mention_of_a_known_name(engine: Engine) -> None:
     assert all(f" {n} " in f" {words} " for n in found)
 
 
+def test_every_snapshot_of_an_engine_shares_its_bridge_graph(engine: Engine) -> None:
+    """The service retrieves through a snapshot per request: a graph cached per snapshot
+    was rebuilt (seconds, under a lock) for every request."""
+    g = bridge_graph(engine, 6, False)
+    first, second = engine.snapshot(), engine.snapshot()
+    assert bridge_graph(first, 6, False) is g and bridge_graph(second, 6, False) is g
+    assert bridge_graph(first, 5, False) is not g  # other parameters, another graph
+    assert bridge_graph(second, 5, False) is bridge_graph(first, 5, False)
+
+
 def test_bridge_reaches_the_passage_only_a_shared_name_links(engine: Engine) -> None:
     dense = engine.retriever("dense").retrieve(QUESTION).doc_ranking()
     bridge = engine.retriever("bridge").retrieve(QUESTION)

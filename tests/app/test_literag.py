@@ -281,3 +281,11 @@ def test_fuzzy_lookup_matches_difflib_on_every_name() -> None:
         assert found == pytest.approx(expected), (query, ratio)
     assert [index.names[i] for i, _ in index.lookup("lothaire ii", 0.85)] == ["lothair ii"]
     assert index.lookup("orvieto", 0.85) == []
+
+
+def test_every_snapshot_of_an_engine_shares_its_tables(index: Index) -> None:
+    from app.retrieval.literag_tables import graph_tables
+
+    tables = graph_tables(index.engine)
+    assert graph_tables(index.engine.snapshot()) is tables
+    assert graph_tables(index.engine.snapshot()) is tables
