@@ -5,6 +5,7 @@ UNDIRECTED projection traverses."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -26,3 +27,12 @@ def from_edges(index: Mapping[str, int], edges: Sequence[ChunkEdge]) -> sparse.c
     b = np.fromiter((index[e.dst] for e in edges), np.int64, len(edges))
     w = np.fromiter((e.weight for e in edges), np.float64, len(edges))
     return symmetric(len(index), a, b, w)
+
+
+def token_adjacency(texts: list[str], rows: Sequence[Mapping[str, Any]]) -> sparse.csr_matrix:
+    """The undirected weighted adjacency of CO_OCCURS rows `{a, b, weight}` over `texts`."""
+    index = {t: i for i, t in enumerate(texts)}
+    a = np.fromiter((index[r["a"]] for r in rows), np.int64, len(rows))
+    b = np.fromiter((index[r["b"]] for r in rows), np.int64, len(rows))
+    w = np.fromiter((r["weight"] for r in rows), np.float64, len(rows))
+    return symmetric(len(texts), a, b, w)

@@ -82,7 +82,6 @@ class BridgeGraph:
     """Chunks (rows) × names (columns): `mentions` is 1 where a chunk contains a name,
     `titles` where the name is the chunk's own document title."""
 
-    source: tuple[object, ...]  # the index objects it was built from (compared by identity)
     chunk_ids: list[str]
     chunk_index: dict[str, int]
     names: list[str]
@@ -147,7 +146,6 @@ def build_bridge_graph(engine: Engine, max_words: int, capitalised: bool) -> Bri
     )
     names = sorted(name_index, key=name_index.__getitem__)
     return BridgeGraph(
-        (engine.dense, engine.lexical),
         chunk_ids,
         chunk_index,
         names,

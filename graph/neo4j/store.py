@@ -18,7 +18,7 @@ from neo4j import ManagedTransaction, Result, RoutingControl
 from scipy import sparse
 
 import cypher
-from graph.adjacency import symmetric
+from graph.adjacency import token_adjacency
 from graph.base import AnalyticsReport, GraphStore, TermMatrix
 from graph.collections import DEFAULT_COLLECTION, check_collection
 from graph.config import AlgorithmConfig, Neo4jConfig
@@ -127,17 +127,17 @@ class Neo4jStore(GraphStore):
         return [r.data() for r in records]
 
     def transaction(self, work: Callable[[ManagedTransaction], Any]) -> Any:
-        try:
-            with self.driver.session(database=self.cfg.database) as session:
-                return session.execute_write(work)
-        except Exception as exc:
-            raise translate(exc, self.cfg) from None
+        return self._in_session(work, write=True)
 
     def read_transaction(self, work: Callable[[ManagedTransaction], Any]) -> Any:
         """Several reads in one read transaction, on one member (a routed read)."""
+        return self._in_session(work, write=False)
+
+    def _in_session(self, work: Callable[[ManagedTransaction], Any], *, write: bool) -> Any:
         try:
             with self.driver.session(database=self.cfg.database) as session:
-                return session.execute_read(work)
+                run = session.execute_write if write else session.execute_read
+                return run(work)
         except Exception as exc:
             raise translate(exc, self.cfg) from None
 
@@ -550,12 +550,7 @@ class Neo4jStore(GraphStore):
 
     def token_graph(self) -> tuple[list[str], sparse.csr_matrix]:
         texts = sorted(r["text"] for r in self.read("all_tokens"))
-        index = {t: i for i, t in enumerate(texts)}
-        rows = self.read("cooccurs_rows")
-        a = np.fromiter((index[r["a"]] for r in rows), np.int64, len(rows))
-        b = np.fromiter((index[r["b"]] for r in rows), np.int64, len(rows))
-        w = np.fromiter((r["weight"] for r in rows), np.float64, len(rows))
-        return texts, symmetric(len(texts), a, b, w)
+        return texts, token_adjacency(texts, self.read("cooccurs_rows"))
 
     def related_edges(self) -> list[ChunkEdge]:
         return [

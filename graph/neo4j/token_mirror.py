@@ -19,10 +19,9 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from neo4j import ManagedTransaction
 
-from graph.adjacency import symmetric
+from graph.adjacency import token_adjacency
 from graph.algorithms.ppr import NamedPpr, PprOperator
 from graph.config import AlgorithmConfig
 
@@ -88,12 +87,7 @@ class TokenMirror:
                 self._retry_at = time.monotonic() + RETRY_SECONDS
                 return False
             texts, rows = got
-            index = {t: i for i, t in enumerate(texts)}
-            a = np.fromiter((index[r["a"]] for r in rows), np.int64, len(rows))
-            b = np.fromiter((index[r["b"]] for r in rows), np.int64, len(rows))
-            w = np.fromiter((r["weight"] for r in rows), np.float64, len(rows))
-            operator = PprOperator(symmetric(len(texts), a, b, w))
-            self._ready = (name, NamedPpr(texts, operator, index))
+            self._ready = (name, NamedPpr(texts, PprOperator(token_adjacency(texts, rows))))
             self.loads += 1
             return True
 

@@ -106,7 +106,6 @@ def _graph(mentions: list[list[int]], titles: list[tuple[int, int]], n_names: in
     ids = [f"c{i}" for i in range(len(mentions))]
     names = [f"n{j}" for j in range(n_names)]
     return BridgeGraph(
-        (None, None),
         ids,
         {c: i for i, c in enumerate(ids)},
         names,
