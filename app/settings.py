@@ -79,6 +79,8 @@ class ApiConfig(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
     workers: int = Field(2, ge=1, le=64)
+    # Numeric threads (BLAS, FAISS, torch, onnxruntime) per worker; 0: cores // workers.
+    compute_threads: int = Field(0, ge=0, le=256)
     keys: SecretStr = SecretStr("")
     max_question_chars: int = Field(4000, ge=16)
     max_upload_bytes: int = Field(20 * 1024 * 1024, ge=1024)

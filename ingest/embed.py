@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from graph.errors import NeoragError
+from ingest import threads
 from ingest.query_encoder import OnnxQueryEncoder
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -187,7 +188,7 @@ class Embedder:
             with self._lock:
                 if not self._fast_tried:
                     self._fast = OnnxQueryEncoder.try_build(
-                        self._model, tokenizer_lock=self.tokenizer_lock
+                        self._model, threads.budget(), tokenizer_lock=self.tokenizer_lock
                     )
                     self._fast_tried = True
         return self._fast

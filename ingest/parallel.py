@@ -27,7 +27,6 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
-import sys
 import threading
 import time
 from collections import deque
@@ -38,6 +37,7 @@ from dataclasses import dataclass
 
 from graph.errors import NeoragError
 from graph.types import ChunkRecord, DocumentRecord
+from ingest import threads as threads_budget
 from ingest.config import IngestConfig
 from ingest.loaders import LoadedDocument
 from ingest.loaders.types import one_line
@@ -62,10 +62,6 @@ class WorkerDied(NeoragError):
 def pool_size(workers: int, batches: int) -> int:
     """Processes worth starting: one per batch at most (a process costs a model load)."""
     return max(1, min(workers, batches))
-
-
-def threads_per_worker(workers: int, cores: int | None = None) -> int:
-    return max(1, (cores or os.cpu_count() or 1) // workers)
 
 
 def load_models(models: IngestModels) -> None:
@@ -160,7 +156,7 @@ def _in_workers(
         workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_start_worker,
-        initargs=(build, cfg, threads_per_worker(workers), preload_models),
+        initargs=(build, cfg, threads_budget.share(workers), preload_models),
     )
     queued = iter(batches)
     pending: deque[tuple[int, Future[tuple[Built, list[Skip], dict[str, float]]]]] = deque()
@@ -233,7 +229,7 @@ def _start_worker(build: BuildBatch, cfg: IngestConfig, threads: int, preload: b
     global _worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with_parent, name="parent-watch", daemon=True).start()
-    _limit_threads(threads)
+    threads_budget.limit(threads)
     _thread_lock_for_tqdm()
     models = IngestModels(cfg.models, cfg.device)
     _worker = _Worker(build, cfg, models, Analyzer(cfg.tokens), threads, preload)
@@ -259,19 +255,6 @@ def _exit_with_parent() -> None:
         os._exit(1)
 
 
-def _limit_threads(threads: int) -> None:
-    """Thread pools loaded later read the environment; torch and those already loaded
-    are told directly. Called again once the models are loaded."""
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = str(threads)
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(threads)
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(threads)
-
-
 def _build(batch: Batch) -> tuple[Built, list[Skip], dict[str, float]]:
     worker = _worker
     if worker is None:
@@ -280,7 +263,7 @@ def _build(batch: Batch) -> tuple[Built, list[Skip], dict[str, float]]:
     if worker.preload_models and not worker.loaded:
         with timed(report, "models", time.perf_counter):
             load_models(worker.models)
-        _limit_threads(worker.threads)
+        threads_budget.limit(worker.threads)
         worker.loaded = True
     built, skips = build_isolating(
         worker.build, batch, worker.cfg, worker.models, worker.analyzer, report

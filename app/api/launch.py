@@ -1,7 +1,8 @@
 """`neorag api`: uvicorn with one or more worker processes over `create_app_from_env`.
 
 Retrieval is CPU-bound Python, so one process uses one core however many threads it has;
-several workers (NEORAG_API__WORKERS, default 2) each hold their own engine. What they
+several workers (NEORAG_API__WORKERS, default 2) each hold their own engine, and each
+keeps its numeric libraries to its share of the cores (ingest/threads.py). What they
 share lives in files: the store and indexes, the job files (app/jobs.py) and the metrics
 samples (a fresh PROMETHEUS_MULTIPROC_DIR per server run, set here before any worker or
 job imports prometheus_client).
@@ -13,8 +14,10 @@ import ipaddress
 import os
 import shutil
 import sys
+from collections.abc import Mapping
 
 from app.settings import Settings
+from ingest import threads
 
 LOOPBACK_NAMES = {"localhost"}
 
@@ -38,21 +41,34 @@ def exposure_warning(settings: Settings, host: str) -> str | None:
     )
 
 
+def worker_environment(
+    settings: Settings, host: str, port: int, workers: int, current: Mapping[str, str]
+) -> dict[str, str]:
+    """What every worker process must inherit: the command line's choices (workers read
+    their settings from the environment), a fresh metrics folder for this server run, and
+    each worker's share of the cores unless the thread variables are set already."""
+    samples = settings.data_dir.resolve() / "run" / f"metrics-{port}"
+    shutil.rmtree(samples, ignore_errors=True)
+    samples.mkdir(parents=True, exist_ok=True)
+    env = {
+        "PROMETHEUS_MULTIPROC_DIR": str(samples),
+        "NEORAG_BACKEND": settings.backend,
+        "NEORAG_DATA_DIR": str(settings.data_dir.resolve()),
+        "NEORAG_COLLECTION": settings.collection,
+        "NEORAG_API__HOST": host,
+    }
+    per_worker = str(settings.api.compute_threads or threads.share(workers))
+    env |= {var: current.get(var, per_worker) for var in threads.VARIABLES}
+    return env
+
+
 def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     import uvicorn
 
     warning = exposure_warning(settings, host)
     if warning:
         print(warning, file=sys.stderr)
-    samples = settings.data_dir.resolve() / "run" / f"metrics-{port}"
-    shutil.rmtree(samples, ignore_errors=True)
-    samples.mkdir(parents=True, exist_ok=True)
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(samples)
-    # Workers read their settings from the environment: pass the command line's choices.
-    os.environ["NEORAG_BACKEND"] = settings.backend
-    os.environ["NEORAG_DATA_DIR"] = str(settings.data_dir.resolve())
-    os.environ["NEORAG_COLLECTION"] = settings.collection
-    os.environ["NEORAG_API__HOST"] = host
+    os.environ.update(worker_environment(settings, host, port, workers, os.environ))
     uvicorn.run(
         "app.api.server:create_app_from_env",
         factory=True,

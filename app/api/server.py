@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -23,6 +24,7 @@ from app.api import document_routes, errors, openai_routes, query_routes
 from app.api.auth import check
 from app.service import EnginePool
 from app.settings import Settings, load_settings
+from ingest import threads
 
 log = logging.getLogger("neorag.api")
 DESCRIPTION = (
@@ -194,5 +196,8 @@ def _guarded(inner: Any, app: FastAPI) -> Any:
 
 
 def create_app_from_env() -> FastAPI:
-    """The uvicorn factory each worker process calls."""
+    """The uvicorn factory each worker process calls (its thread budget is in the
+    environment `neorag api` gave it; libraries already loaded are told here)."""
+    if os.environ.get("OMP_NUM_THREADS"):
+        threads.limit(threads.budget())
     return create_app(load_settings())

@@ -28,10 +28,10 @@ from ingest.parallel import (
     WorkerDied,
     build_batches,
     pool_size,
-    threads_per_worker,
 )
 from ingest.report import IngestReport
 from ingest.runner import build_chunks, run_ingest
+from ingest.threads import share
 from tests.ingest.corpora import write_corpus
 from tests.ingest.graph_compare import assert_same_graph, uninterrupted_snapshot
 
@@ -113,9 +113,9 @@ def test_pool_size_and_threads() -> None:
     assert pool_size(4, 1) == 1
     assert pool_size(2, 30) == 2
     assert pool_size(8, 3) == 3
-    assert threads_per_worker(2, cores=2) == 1
-    assert threads_per_worker(2, cores=8) == 4
-    assert threads_per_worker(3, cores=2) == 1
+    assert share(2, cores=2) == 1
+    assert share(2, cores=8) == 4
+    assert share(3, cores=2) == 1
 
 
 @spawns
@@ -216,7 +216,7 @@ def test_dead_worker_is_one_clear_error() -> None:
 def test_workers_split_the_cores() -> None:
     """Two workers on this machine: each gets cores // 2 torch and BLAS threads."""
     got, _ = run(reports_threads, documents(4))
-    want = threads_per_worker(2)
+    want = share(2)
     for built in got:
         counts = json.loads(built[0][0].title)
         assert counts["torch"] == want
