@@ -283,7 +283,9 @@ def main() -> None:
         goals["speedup_ok"] = ratio >= 1.6
     if 16 in by:
         goals["p95_at_16_ms"] = by[16]["p95_ms"]
-        goals["p95_at_16_ok"] = args.backend != "embedded" or (by[16]["p95_ms"] or 1e9) <= 1000
+        # The issue sets this goal for the embedded backend only: None elsewhere.
+        met = (by[16]["p95_ms"] or 1e9) <= 1000
+        goals["p95_at_16_ok"] = met if args.backend == "embedded" else None
     result = {
         "backend": args.backend,
         "dataset": args.dataset.name,
