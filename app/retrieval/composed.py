@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.retrieval.base import Query, RetrievalResult, Retriever, ScoredChunk, Trace
+from app.retrieval.baselines import HybridRetriever
 from app.retrieval.bridge import BridgeRetriever
 from app.retrieval.fusion import rrf
 from app.retrieval.literag import LiteragRetriever
@@ -69,6 +70,7 @@ FUSABLE: dict[str, type[Retriever]] = {
     "tigrag": TigragRetriever,
     "literag": LiteragRetriever,
     "bridge": BridgeRetriever,
+    "hybrid": HybridRetriever,
 }
 
 

@@ -100,7 +100,7 @@ class BridgeConfig(BaseModel):
 
 class RetrievalConfig(BaseModel):
     default_mode: str = "default"
-    default_parts: tuple[Literal["tigrag", "literag", "bridge"], ...] = Field(
+    default_parts: tuple[Literal["tigrag", "literag", "bridge", "hybrid"], ...] = Field(
         ("tigrag", "bridge"),
         min_length=1,
         description="the modes `default` fuses by RRF (before the bridge mode: tigrag, literag)",
