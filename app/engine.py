@@ -116,6 +116,11 @@ class Engine:
             self._key = key
         return True
 
+    def chunks_per_document(self) -> float:
+        """Indexed chunks per document of the loaded index (1.2 on the Wikipedia-passage
+        sets, 37 on sqlite-docs' pages): how long this corpus's documents are."""
+        return len(self.indexed) / max(len(self.links.title), 1)
+
     def snapshot(self) -> Engine:
         """A view of this engine pinned to the index loaded now: the same store and models,
         and this version's dense, lexical, title and vocabulary tables even if another

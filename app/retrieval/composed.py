@@ -90,17 +90,36 @@ class DefaultRetriever(Retriever):
         part.cfg = self.cfg  # UI overrides apply to every part
         return part
 
+    def parts(self, trace: Trace | None = None) -> tuple[str, ...]:
+        """The configured parts, plus `hybrid` when the corpus's documents are long: there
+        the graph walks find the right page (page recall at least hybrid's on sqlite-docs)
+        but not the passage inside it that answers, which the query's own dense and BM25
+        match does (README, Results). Decided from the index, not from a user's flag."""
+        parts = tuple(self.cfg.default_parts)
+        mode = self.cfg.passage_match
+        per_document = self.engine.chunks_per_document()
+        wanted = mode == "on" or (mode == "auto" and per_document >= self.cfg.passage_match_chunks)
+        if wanted and "hybrid" not in parts:
+            parts += ("hybrid",)
+            if trace is not None:
+                trace.notes.append(
+                    f"passage match: hybrid joins the fusion ({per_document:.1f} chunks per "
+                    f"document, passage_match={mode})"
+                )
+        return parts
+
     def _retrieve(self, query: Query, trace: Trace, k: int) -> list[ScoredChunk]:
         rankings = {
             name: [(s.chunk_id, s.score) for s in self._part(name)._retrieve(query, trace, k)]
-            for name in self.cfg.default_parts
+            for name in self.parts(trace)
         }
         with trace.step("fusion", method="rrf", k=self.cfg.fusion.rrf_k, parts=list(rankings)):
             return rrf(
                 {name: ranking[:FUSION_DEPTH] for name, ranking in rankings.items()},
                 self.cfg.fusion.rrf_k,
+                self.cfg.default_weights,
             )
 
     def _finish(self, query: Query, result: RetrievalResult) -> None:
-        if "literag" in self.cfg.default_parts:
+        if "literag" in self.parts():
             self._part("literag")._finish(query, result)

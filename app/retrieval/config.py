@@ -105,6 +105,18 @@ class RetrievalConfig(BaseModel):
         min_length=1,
         description="the modes `default` fuses by RRF (before the bridge mode: tigrag, literag)",
     )
+    default_weights: dict[str, float] = Field(
+        default_factory=dict, description="RRF weight per part of `default` (1 when absent)"
+    )
+    passage_match: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description=(
+            "add `hybrid` (dense + BM25) to `default`'s parts: `auto` does when documents "
+            "average `passage_match_chunks` chunks or more (long pages, where the graph finds "
+            "the page and the query match the passage inside it)"
+        ),
+    )
+    passage_match_chunks: float = Field(3.0, gt=0)
     top_k: int = Field(5, ge=1)
     max_question_chars: int = Field(2000, ge=16)
     query_encoder: Literal["onnx", "torch"] = Field(

@@ -14,13 +14,16 @@ from app.retrieval.config import FusionConfig
 Ranking = Sequence[tuple[str, float]]
 
 
-def rrf(rankings: Mapping[str, Ranking], k: int = 60) -> list[ScoredChunk]:
-    """Σ_signal 1 / (k + rank); ties broken by first appearance."""
+def rrf(
+    rankings: Mapping[str, Ranking], k: int = 60, weights: Mapping[str, float] | None = None
+) -> list[ScoredChunk]:
+    """Σ_signal w_signal / (k + rank), w = 1 unless given; ties broken by first appearance."""
     fused: dict[str, ScoredChunk] = {}
     for name, ranking in rankings.items():
+        w = 1.0 if weights is None else weights.get(name, 1.0)
         for rank, (chunk_id, score) in enumerate(ranking, start=1):
             item = fused.setdefault(chunk_id, ScoredChunk(chunk_id, 0.0))
-            item.score += 1.0 / (k + rank)
+            item.score += w / (k + rank)
             item.signals[name] = float(score)
     return sorted(fused.values(), key=lambda s: -s.score)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from scipy import sparse
 
 from app.engine import Engine
 from app.overrides import with_overrides
+from app.retrieval.base import RetrievalResult, TraceStep
 from app.retrieval.bridge import BridgeWalk
 from app.retrieval.bridge_graph import (
     BridgeGraph,
@@ -235,3 +237,51 @@ def test_parts_must_be_fusable_modes() -> None:
         Settings(retrieval={"default_parts": ["dense"]})
     with pytest.raises(ValueError):
         Settings(retrieval={"default_parts": []})
+
+
+def _fusion(result: RetrievalResult) -> TraceStep:
+    """The default's own fusion step (the last: hybrid, a part, has one of its own)."""
+    return [s for s in result.trace.steps if s.name == "fusion"][-1]
+
+
+def test_passage_match_joins_only_on_long_documents(engine: Engine) -> None:
+    """One passage per document (this corpus): the parts as configured. Forced on, or a
+    threshold below the corpus's chunks per document: hybrid joins, and the trace says so."""
+    assert engine.chunks_per_document() < engine.settings.retrieval.passage_match_chunks
+    assert "hybrid" not in _fusion(engine.retriever("default").retrieve(QUESTION)).details["parts"]
+    for override in (
+        {"retrieval.passage_match": "on"},
+        {"retrieval.passage_match_chunks": engine.chunks_per_document()},
+    ):
+        e = Engine(with_overrides(engine.settings, override), store=engine.store)
+        result = e.retriever("default").retrieve(QUESTION)
+        assert _fusion(result).details["parts"][-1] == "hybrid"
+        assert any("passage match" in n for n in result.trace.notes)
+    off = {"retrieval.passage_match": "off", "retrieval.passage_match_chunks": 0.1}
+    e = Engine(with_overrides(engine.settings, off), store=engine.store)
+    assert "hybrid" not in _fusion(e.retriever("default").retrieve(QUESTION)).details["parts"]
+
+
+LONG_PAGE_WORDS = "the writer thread copies pages from the log into the database file"
+
+
+def test_long_pages_get_the_passage_match(tmp_path: Path) -> None:
+    words = LONG_PAGE_WORDS.split()
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    for n, topic in enumerate(("Checkpoints", "Journal modes")):
+        sections = [
+            f"## {topic} part {i}\n\n" + " ".join(words[(i + j) % len(words)] for j in range(160))
+            for i in range(6)
+        ]
+        (pages / f"page{n}.md").write_text(f"# {topic}\n\n" + "\n\n".join(sections) + "\n")
+    settings = Settings(data_dir=tmp_path / "data")
+    with EmbeddedStore(store_path(settings)) as store:
+        run_ingest(pages, store, settings.ingest, settings.algorithms, index_dir(settings))
+    e = Engine(settings)
+    try:
+        assert e.chunks_per_document() >= settings.retrieval.passage_match_chunks
+        result = e.retriever("default").retrieve("when does the writer copy pages into the file?")
+        assert _fusion(result).details["parts"] == [*settings.retrieval.default_parts, "hybrid"]
+    finally:
+        e.close()
