@@ -1,6 +1,10 @@
 """Markdown tables for the README from `neorag eval --json` files.
 
 python bench/results_table.py bench/out/eval-*.json
+python bench/results_table.py --held-out bench/out/answer-DATASET-embedded.json …
+
+`--held-out` splits an answer run over all questions into its first 100 (next to it,
+`…-first100.json`) and the rest: each metric of the last n is (N·all − 100·first) / n.
 """
 
 from __future__ import annotations
@@ -49,8 +53,33 @@ def table(report: dict) -> str:
     return "\n".join(lines)
 
 
+def held_out(paths: list[Path]) -> str:
+    keys = [k for k, _ in ANSWER_COLUMNS[:3]]
+    lines = ["| dataset | questions | " + " | ".join(h for _, h in ANSWER_COLUMNS[:3]) + " |"]
+    lines.append("|---|---|" + "---:|" * len(keys))
+    for path in paths:
+        everything = json.loads(path.read_text())
+        first = json.loads(path.with_name(path.stem + "-first100.json").read_text())
+        n_all, n_first = everything["questions"], first["questions"]
+        rest = n_all - n_first
+        for mode, row in everything["results"].items():
+            head = first["results"][mode]
+            tail = {k: (n_all * row[k] - n_first * head[k]) / rest for k in keys}
+            for label, values in (
+                (f"first {n_first} (fitted)", head),
+                (f"last {rest} (held out)", tail),
+            ):
+                cells = " | ".join(f"{values[k]:.1f}" for k in keys)
+                lines.append(f"| {everything['dataset']} | {label} | {cells} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
-    for path in sorted(Path(p) for p in sys.argv[1:]):
+    args = sys.argv[1:]
+    if args and args[0] == "--held-out":
+        print(held_out([Path(p) for p in args[1:]]))
+        return
+    for path in sorted(Path(p) for p in args):
         print(table(json.loads(path.read_text())))
         print()
 

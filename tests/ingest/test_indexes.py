@@ -22,8 +22,8 @@ from graph.config import SearchIndexConfig
 from graph.dense import FLAT, IVF
 from graph.embedded.store import EmbeddedStore
 from graph.types import ChunkRecord, DocumentRecord, GraphDelta
-from ingest.index_files import MANIFEST, read_manifest
-from ingest.indexes import SearchIndexes
+from ingest.index_files import MANIFEST, Manifest, read_manifest
+from ingest.indexes import SearchIndexes, _needs_new_kind
 from ingest.tokens import Analyzer
 from tests.conftest import DATASETS
 
@@ -422,3 +422,16 @@ def test_dropped_documents_are_found_by_bisection_or_by_scan() -> None:
         for dropped in ({"d7"}, {"a", "a#b"}, {"a#"}, {"x/y#z", "d100", "d10"}, set(), {"nope"}):
             expected = np.array([d not in dropped for d in owners])
             assert np.array_equal(_surviving(seg, set(dropped)), expected), dropped
+
+
+def test_ivf_cells_retrain_when_the_corpus_doubles_or_halves() -> None:
+    """Crossing `approximate_above` changes the dense index's kind; inside IVF, new cells
+    are trained only once the corpus has grown or shrunk by `ivf_retrain_growth` (2)."""
+    config = SearchIndexConfig(approximate_above=1000)
+    flat = Manifest("k", {}, {}, {}, [], FLAT)
+    assert not _needs_new_kind(flat, 1000, config)
+    assert _needs_new_kind(flat, 1001, config)
+    ivf = Manifest("k", {}, {}, {}, [], IVF, trained_size=4000)
+    assert not any(_needs_new_kind(ivf, n, config) for n in (2001, 4000, 8000))
+    assert _needs_new_kind(ivf, 8001, config) and _needs_new_kind(ivf, 1999, config)
+    assert _needs_new_kind(ivf, 999, config)  # back below the threshold: exact again
