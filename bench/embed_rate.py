@@ -16,7 +16,6 @@ at the model's 256), which is why the sources differ.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -27,6 +26,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 import scale_corpus  # noqa: E402
+from json_out import emit  # noqa: E402
 
 DATASET = REPO.parent / "shared" / "datasets" / "2wiki-dev"
 SIZES = (10_000, 50_000, 200_000)
@@ -108,10 +108,7 @@ def main() -> None:
         "projected": projected,
         "command": " ".join(["python", "bench/embed_rate.py", *sys.argv[1:]]),
     }
-    text = json.dumps(report, indent=1)
-    if args.out:
-        args.out.write_text(text + "\n")
-    print(text)
+    emit(report, args.out)
 
 
 if __name__ == "__main__":

@@ -12,13 +12,14 @@ tokens are checked to be the same as the shipped query's (concurrency may reorde
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from bench.json_out import emit  # noqa: E402
 
 # The shipped statement with its configuration map opened up; {extra} adds options and
 # {iterations} sets maxIterations (1 isolates the fixed cost of a call).
@@ -102,10 +103,7 @@ def main() -> None:
         },
         "command": " ".join(["python", "bench/gds_ppr_variants.py", *sys.argv[1:]]),
     }
-    text = json.dumps(report, indent=1)
-    if args.out:
-        args.out.write_text(text + "\n")
-    print(text)
+    emit(report, args.out)
 
 
 if __name__ == "__main__":
