@@ -57,6 +57,7 @@ class GraphStore(ABC):
 
     backend: str
     collection: str
+    remote: bool = False  # every read is a network round trip: worth a copy in process
 
     # ---- lifecycle -------------------------------------------------------------------
     @abstractmethod

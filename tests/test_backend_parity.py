@@ -4,6 +4,7 @@ Leiden modularity, FastRP/spectral vectors, determinism, and retrieval top-5."""
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 from app.engine import Engine
 from app.retrieval.bridge_graph import bridge_graph
+from app.retrieval.hop_table import build_hop_table, hop_reads
 from app.services import index_dir, store_path
 from app.settings import Settings
 from graph.embedded.store import EmbeddedStore
@@ -176,3 +178,44 @@ def test_backends_return_the_same_default_top5(pair: Pair) -> None:
         ]
         same += tops[0] == tops[1]
     assert same / len(pair.questions) >= 0.9, f"{same}/{len(pair.questions)}"
+
+
+def test_hop_table_answers_what_the_store_would(pair: Pair) -> None:
+    """TIGRAG's hops on Neo4j read an in-process table; it holds exactly the store's reads,
+    and the rankings do not depend on which of the two served them."""
+    engine = Engine(pair.settings["neo4j"], store=pair.neo4j)
+    ids = list(engine.dense.ids)
+    table = build_hop_table(pair.neo4j, ids)
+    assert sum(map(len, table.mentions.values())) > 500
+    assert sum(map(len, table.cites.values())) > 0
+    rng = random.Random(11)
+    for size in (1, 2, 3, 5, 8) * 8:
+        subset = rng.sample(ids, size)
+        subset.append(subset[0])
+        edges, mentions = table.lookup(subset)
+        want_edges, want_mentions = pair.neo4j.citations_and_mentions(subset)
+        assert sorted(edges, key=_edge_key) == sorted(want_edges, key=_edge_key)
+        assert mentions == want_mentions
+
+    def tigrag(engine: Engine) -> tuple[list[list[tuple[str, float]]], set[str]]:
+        rankings, reads = [], set()
+        for q in pair.questions[:25]:
+            result = engine.retriever("tigrag").retrieve(q["question"], top_k=5)
+            rankings.append([(s.chunk_id, round(s.score, 9)) for s in result.ranking[:5]])
+            reads |= {s.details["reads"] for s in result.trace.steps if "reads" in s.details}
+        return rankings, reads
+
+    copied = hop_reads(engine)
+    assert copied is not None and copied.wait(120), copied and copied.failed
+    from_table, table_reads = tigrag(engine)
+    pair.neo4j.remote = False  # type: ignore[misc]  # this store's hops read the server
+    try:
+        from_store, store_reads = tigrag(Engine(pair.settings["neo4j"], store=pair.neo4j))
+    finally:
+        del pair.neo4j.remote
+    assert (table_reads, store_reads) == ({"table"}, {"store"})
+    assert from_table == from_store
+
+
+def _edge_key(e: object) -> tuple[str, str, str, float]:
+    return (e.kind, e.src, e.dst, e.weight)  # type: ignore[attr-defined]

@@ -31,6 +31,7 @@ import numpy as np
 from app.engine import doc_id_of
 from app.retrieval.base import Query, Retriever, ScoredChunk, Trace
 from app.retrieval.config import TigragConfig
+from app.retrieval.hop_table import hop_reads
 
 POOL_FLOOR = 0.5  # candidates outside the pool rank below every pooled chunk
 MAX_HOP_ENTITIES = 4
@@ -83,6 +84,8 @@ class TigragRetriever(Retriever):
                 break
             used.update(top)
             with trace.step("hop entities", hop=hop, chunks=top) as info:
+                table = hop_reads(self.engine)
+                info["reads"] = "table" if table is not None and table.ready else "store"
                 entities = self._hop_entities(top, seen)
                 info["entities"] = list(entities)
             if not entities:
@@ -223,7 +226,9 @@ class TigragRetriever(Retriever):
         question has not named yet: titles of the documents the chunks cite first (known
         documents), then NER mentions that hold an indexed word."""
         links = self.engine.links
-        edges, mentions = self.engine.store.citations_and_mentions(chunk_ids)
+        table = hop_reads(self.engine)
+        read = table if table is not None else self.engine.store.citations_and_mentions
+        edges, mentions = read(chunk_ids)
         cites: dict[str, list[tuple[float, str]]] = {}
         for e in edges:
             cites.setdefault(e.src, []).append((-e.weight, e.dst))

@@ -58,6 +58,7 @@ def _batches(rows: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
 
 class Neo4jStore(GraphStore):
     backend = "neo4j"
+    remote = True
 
     def __init__(self, cfg: Neo4jConfig, collection: str, *, allow_legacy: bool = False) -> None:
         """A store bound to one collection of the database. `allow_legacy` lets `ingest

@@ -47,7 +47,14 @@ def ingest_process(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=new_session,
+        # As a terminal's foreground job: a shell starts background jobs (`make test &`)
+        # with SIGINT ignored, and the child would inherit that.
+        preexec_fn=_interruptible if new_session else None,
     )
+
+
+def _interruptible() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_for(condition, proc: subprocess.Popen[bytes], what: str, timeout: float = 600) -> None:
