@@ -50,6 +50,14 @@ class EdgeConfig(BaseModel):
 
     semantic_k: int = Field(10, ge=1)
     semantic_min_cosine: float = Field(0.35, ge=-1.0, le=1.0)
+    semantic_approximate_above: int = Field(
+        50_000,
+        ge=0,
+        description="chunks above which SEMANTIC neighbours come from an IVF index "
+        "(re-scored exactly) instead of an exact scan of all pairs",
+    )
+    semantic_ivf_nprobe: int = Field(32, ge=1, description="IVF cells scanned per chunk")
+    semantic_ivf_depth: int = Field(64, ge=1, description="IVF neighbours kept per chunk")
     entity_max_chunks: int = Field(50, ge=2)
     entity_top_k: int = Field(20, ge=1)
     utility_k: int = Field(5, ge=1)

@@ -1,5 +1,7 @@
 """SEMANTIC: the k nearest neighbours of each chunk by cosine of its embedding, truncated
 below `semantic_min_cosine` and stored once per pair (weight = the cosine, capped at 1).
+Above `semantic_approximate_above` chunks the neighbours come from an IVF index
+(`ingest.edges.vectors.Approximate`), so the build is no longer quadratic.
 
 Scores come from `ingest.edges.vectors` (exact and reproducible), so an update scores a pair
 bit-identically to a fresh build. Only new chunks are dirty: a stored chunk's embedding
@@ -13,7 +15,7 @@ from ingest.edges import topk
 from ingest.edges.corpus import CorpusChange, EdgeCorpus
 from ingest.edges.model import KindChange, KindEdges
 from ingest.edges.stored import StoredEdges, StoredStates
-from ingest.edges.vectors import VectorSpace, dense_space
+from ingest.edges.vectors import Approximate, VectorSpace, dense_space
 
 KIND = "SEMANTIC"
 
@@ -24,7 +26,12 @@ def _weight(score: float) -> float:
 
 def space(corpus: EdgeCorpus, cfg: EdgeConfig) -> VectorSpace:
     have = [c for c in corpus.chunks if c.embedding is not None]
-    return dense_space([c.id for c in have], [c.embedding for c in have], cfg.semantic_min_cosine)
+    approximate = Approximate(
+        cfg.semantic_approximate_above, cfg.semantic_ivf_nprobe, cfg.semantic_ivf_depth
+    )
+    return dense_space(
+        [c.id for c in have], [c.embedding for c in have], cfg.semantic_min_cosine, approximate
+    )
 
 
 def build(corpus: EdgeCorpus, cfg: EdgeConfig) -> KindEdges:

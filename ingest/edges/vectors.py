@@ -10,14 +10,22 @@ bit-identical however it was computed. The quantisation itself must be a pure fu
 one vector, so its norm is summed by a fixed pairwise tree of element-wise additions
 (`row_norms`), which no batch shape or SIMD path can reorder.
 
-`exact_scores` is the one search primitive (rows of the space against all of it, in blocks);
-an approximate index can replace it for candidate generation as long as candidates are
-re-scored with it.
+`exact_scores` is the one scoring primitive. Candidates come from a float32 scan of the
+whole space (exact: every partner is found), or, for a dense space above
+`Approximate.above` members, from the IVF-Flat index dense search uses
+(`graph.dense.DenseIndex`): each row's `depth` nearest by that index, re-scored exactly. The
+scan costs n² products, the index about n·(nprobe/nlist)·n with nlist ≈ 4√n, so on large
+corpora the kNN kinds stop being quadratic. Above the threshold the lists are approximate
+(a partner the scanned cells miss is not found; bench/knn_edges_bench.py measures the
+share found) and an incremental update finds what the index finds, so it equals a fresh
+build only up to that recall; below it both are exact.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy import sparse
@@ -51,6 +59,16 @@ def unit_quantised(rows: np.ndarray) -> np.ndarray:
     return np.rint(rows / safe[:, None] * SCALE)
 
 
+@dataclass(frozen=True, slots=True)
+class Approximate:
+    """Candidate search by an IVF index above `above` members: `nprobe` cells scanned,
+    the `depth` nearest kept per row (at least the kind's k)."""
+
+    above: int
+    nprobe: int = 32
+    depth: int = 64
+
+
 class VectorSpace:
     """Members (sorted ids) with quantised unit vectors, dense or sparse rows; pairs scoring at
     least `floor` are partners.
@@ -61,7 +79,13 @@ class VectorSpace:
     row's float32 kth score, include every exact partner, or every exact top-k member, and
     ties. Sparse rows are multiplied exactly (integer-valued float64 sparse products)."""
 
-    def __init__(self, ids: Sequence[str], rows: np.ndarray | sparse.csr_matrix, floor: float):
+    def __init__(
+        self,
+        ids: Sequence[str],
+        rows: np.ndarray | sparse.csr_matrix,
+        floor: float,
+        approximate: Approximate | None = None,
+    ):
         order = sorted(range(len(ids)), key=lambda i: ids[i])
         self.ids = [ids[i] for i in order]
         self.index = {c: i for i, c in enumerate(self.ids)}
@@ -71,6 +95,11 @@ class VectorSpace:
         if self.dense:
             self.approx = (self.rows / SCALE).astype(np.float32)  # exact: |q| <= 2^24
             self.slack = 4.0 * max(self.rows.shape[1], 1) * 2.0**-24 + 1e-6
+        self.approximate = (
+            approximate
+            if approximate is not None and self.dense and len(self.ids) > approximate.above
+            else None
+        )
 
     def __contains__(self, chunk_id: object) -> bool:
         return chunk_id in self.index
@@ -92,6 +121,9 @@ class VectorSpace:
     ) -> Iterator[tuple[int, np.ndarray]]:
         """Per row, the columns that may score at least the floor (and, with k, that may be
         among the row's top k) by the float32 search. Dense rows only."""
+        if self.approximate is not None:
+            yield from self._indexed_candidates(positions, k)
+            return
         n = len(self.ids)
         for start in range(0, len(positions), self._block_size()):
             part = positions[start : start + self._block_size()]
@@ -103,6 +135,29 @@ class VectorSpace:
                 lower = np.maximum(lower, kth - 2.0 * self.slack)
             for row, pos in enumerate(part):
                 yield int(pos), np.flatnonzero(approx[row] >= lower[row])
+
+    @cached_property
+    def _index(self) -> object:
+        from graph.config import SearchIndexConfig
+        from graph.dense import DenseIndex
+
+        assert self.approximate is not None
+        config = SearchIndexConfig(approximate_above=0, ivf_nprobe=self.approximate.nprobe)
+        return DenseIndex.build([f"{i:010d}" for i in range(len(self.ids))], self.approx, config)
+
+    def _indexed_candidates(
+        self, positions: np.ndarray, k: int | None
+    ) -> Iterator[tuple[int, np.ndarray]]:
+        assert self.approximate is not None
+        depth = max(self.approximate.depth, (k or 0) + 1)
+        lower = self.floor - self.slack
+        index = self._index
+        for start in range(0, len(positions), 4096):
+            part = positions[start : start + 4096]
+            hits = index.search_many(self.approx[part], depth + 1)  # type: ignore[attr-defined]
+            for pos, row in zip(part, hits, strict=True):
+                cols = [int(c) for c, s in row if s >= lower and int(c) != pos]
+                yield int(pos), np.asarray(sorted(cols), dtype=np.int64)
 
     def _rows_above_floor(
         self, positions: np.ndarray, k: int | None = None
@@ -153,10 +208,15 @@ class VectorSpace:
             yield self.ids[pos], top, kth
 
 
-def dense_space(ids: Sequence[str], vectors: Sequence[np.ndarray], floor: float) -> VectorSpace:
+def dense_space(
+    ids: Sequence[str],
+    vectors: Sequence[np.ndarray],
+    floor: float,
+    approximate: Approximate | None = None,
+) -> VectorSpace:
     if not ids:
         return VectorSpace([], np.zeros((0, 0)), floor)
-    return VectorSpace(ids, unit_quantised(np.stack(vectors)), floor)
+    return VectorSpace(ids, unit_quantised(np.stack(vectors)), floor, approximate)
 
 
 def sparse_space(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from graph.types import EDGE_KINDS, RELATED
+from ingest.config import EdgeConfig
 from ingest.edges.corpus import EdgeCorpus
 from ingest.edges.journal import JOURNAL_KEY, STATE_KEY
 from ingest.edges.kinds import build_all, states_of_build
@@ -23,9 +24,9 @@ def stored_edges(store) -> dict[tuple[str, str, str], float]:
     return {(e.kind, e.src, e.dst): e.weight for e in store.neighbours(ids)}
 
 
-def assert_equals_fresh_build(store) -> None:
+def assert_equals_fresh_build(store, cfg: EdgeConfig = CFG) -> None:
     corpus = EdgeCorpus(store.corpus(), ANALYZER)
-    built = build_all(corpus, CFG, ANALYZER)
+    built = build_all(corpus, cfg, ANALYZER)
     want = {(k, s, d): w for k, kind in built.items() for (s, d), w in kind.weights.items()}
     got = stored_edges(store)
     assert set(got) == set(want), sorted(set(got) ^ set(want))[:10]
@@ -35,12 +36,14 @@ def assert_equals_fresh_build(store) -> None:
     assert states == states_of_build(built, corpus)
 
 
-def grown(store, seed: int, docs: int = 60, prefix: str = "") -> RandomCorpus:
+def grown(
+    store, seed: int, docs: int = 60, prefix: str = "", cfg: EdgeConfig = CFG
+) -> RandomCorpus:
     """About 150 chunks, 100 with questions: both between the powers of two 2^6.5 and 2^7.5,
     where random edits rarely move a rounded corpus size."""
     corpus = RandomCorpus(seed, prefix)
     write(store, corpus, [corpus.new_doc() for _ in range(docs)], [])
-    first = refresh_chunk_edges(store, CFG, ANALYZER)
+    first = refresh_chunk_edges(store, cfg, ANALYZER)
     assert first.mode == "full" and first.reason == "no stored edge state"
     return corpus
 
