@@ -15,10 +15,11 @@ whole space (exact: every partner is found), or, for a dense space above
 `Approximate.above` members, from the IVF-Flat index dense search uses
 (`graph.dense.DenseIndex`): each row's `depth` nearest by that index, re-scored exactly. The
 scan costs n² products, the index about n·(nprobe/nlist)·n with nlist ≈ 4√n, so on large
-corpora the kNN kinds stop being quadratic. Above the threshold the lists are approximate
-(a partner the scanned cells miss is not found; bench/knn_edges_bench.py measures the
-share found) and an incremental update finds what the index finds, so it equals a fresh
-build only up to that recall; below it both are exact.
+corpora the kNN kinds stop being quadratic. Above the threshold a full build's lists are
+approximate (a partner the scanned cells miss is not found; bench/knn_edges_bench.py
+measures the share found), while an incremental update, which asks for few rows, scans
+those exactly (`INDEXED_SHARE`): its recomputed lists are exact, the others stay as built,
+so it equals a fresh build up to the build's recall; below the threshold both are exact.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ from ingest.edges.model import Kth
 SCALE = float(2**24)
 _SQUARED = SCALE * SCALE
 BLOCK_CELLS = 1 << 24  # scores held at once: 128 MB of float64
+# Rows asked for at once, as a share of the space, from which the IVF index pays for its
+# training; fewer rows (an incremental update's dirty chunks) are scanned exactly.
+INDEXED_SHARE = 0.125
 
 
 def row_norms(rows: np.ndarray) -> np.ndarray:
@@ -121,7 +125,7 @@ class VectorSpace:
     ) -> Iterator[tuple[int, np.ndarray]]:
         """Per row, the columns that may score at least the floor (and, with k, that may be
         among the row's top k) by the float32 search. Dense rows only."""
-        if self.approximate is not None:
+        if self.approximate is not None and len(positions) >= INDEXED_SHARE * len(self.ids):
             yield from self._indexed_candidates(positions, k)
             return
         n = len(self.ids)

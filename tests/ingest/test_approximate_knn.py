@@ -70,3 +70,13 @@ def test_incremental_edges_through_the_index_equal_a_fresh_build(store, seed: in
         refresh_chunk_edges(store, cfg, ANALYZER)
         assert_equals_fresh_build(store, cfg)
     assert any(k == "SEMANTIC" for k, _, _ in stored_edges(store))
+
+
+def test_few_rows_are_scanned_exactly_above_the_threshold() -> None:
+    """An update's dirty chunks: exact partners, no index trained for them."""
+    ids, vectors = clustered(6000, 24, seed=6)
+    space = dense_space(ids, vectors, FLOOR, Approximate(above=0, nprobe=1, depth=32))
+    exact = dense_space(ids, vectors, FLOOR)
+    few = ids[:40]
+    assert space.partners(few) == exact.partners(few)
+    assert "_index" not in space.__dict__
