@@ -8,7 +8,8 @@ backend's engine copies the table once per published index (the same versioning 
 bridge graph: `Engine.derived`) on a background thread and answers hops from it; until the
 copy is ready, and on the embedded backend whose reads are in process anyway, hops read
 the store as before. Either way a hop sees the same edges in the same order, so rankings
-do not depend on which path served them (tests/app/test_hop_table.py).
+do not depend on which path served them
+(tests/test_backend_parity.py::test_hop_table_answers_what_the_store_would).
 """
 
 from __future__ import annotations

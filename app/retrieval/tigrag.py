@@ -31,7 +31,7 @@ import numpy as np
 from app.engine import doc_id_of
 from app.retrieval.base import Query, Retriever, ScoredChunk, Trace
 from app.retrieval.config import TigragConfig
-from app.retrieval.hop_table import hop_reads
+from app.retrieval.hop_table import HopRead, hop_reads
 
 POOL_FLOOR = 0.5  # candidates outside the pool rank below every pooled chunk
 MAX_HOP_ENTITIES = 4
@@ -86,7 +86,8 @@ class TigragRetriever(Retriever):
             with trace.step("hop entities", hop=hop, chunks=top) as info:
                 table = hop_reads(self.engine)
                 info["reads"] = "table" if table is not None and table.ready else "store"
-                entities = self._hop_entities(top, seen)
+                read = table if table is not None else self.engine.store.citations_and_mentions
+                entities = self._hop_entities(top, seen, read)
                 info["entities"] = list(entities)
             if not entities:
                 trace.hops.append({"hop": hop, "chunks": top, "entities": [], "stopped": True})
@@ -221,13 +222,14 @@ class TigragRetriever(Retriever):
             hits = self.engine.dense.search(rerank[0], self.tcfg.pool_max)
         return {c: ScoredChunk(c, POOL_FLOOR * s, {"cosine": s, "hop": hop}) for c, s in hits}
 
-    def _hop_entities(self, chunk_ids: list[str], seen: set[str]) -> dict[str, list[str]]:
+    def _hop_entities(
+        self, chunk_ids: list[str], seen: set[str], read: Callable[[list[str]], HopRead]
+    ) -> dict[str, list[str]]:
         """Entity name → the documents it links to, for entities of these chunks that the
         question has not named yet: titles of the documents the chunks cite first (known
-        documents), then NER mentions that hold an indexed word."""
+        documents), then NER mentions that hold an indexed word. `read` gives the chunks'
+        CITES edges and mentions (the hop table, or the store)."""
         links = self.engine.links
-        table = hop_reads(self.engine)
-        read = table if table is not None else self.engine.store.citations_and_mentions
         edges, mentions = read(chunk_ids)
         cites: dict[str, list[tuple[float, str]]] = {}
         for e in edges:

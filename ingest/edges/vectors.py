@@ -31,6 +31,8 @@ from functools import cached_property
 import numpy as np
 from scipy import sparse
 
+from graph.config import SearchIndexConfig
+from graph.dense import DenseIndex
 from ingest.edges.model import Kth
 
 SCALE = float(2**24)
@@ -141,10 +143,7 @@ class VectorSpace:
                 yield int(pos), np.flatnonzero(approx[row] >= lower[row])
 
     @cached_property
-    def _index(self) -> object:
-        from graph.config import SearchIndexConfig
-        from graph.dense import DenseIndex
-
+    def _index(self) -> DenseIndex:
         assert self.approximate is not None
         config = SearchIndexConfig(approximate_above=0, ivf_nprobe=self.approximate.nprobe)
         return DenseIndex.build([f"{i:010d}" for i in range(len(self.ids))], self.approx, config)
@@ -158,7 +157,7 @@ class VectorSpace:
         index = self._index
         for start in range(0, len(positions), 4096):
             part = positions[start : start + 4096]
-            hits = index.search_many(self.approx[part], depth + 1)  # type: ignore[attr-defined]
+            hits = index.search_many(self.approx[part], depth + 1)
             for pos, row in zip(part, hits, strict=True):
                 cols = [int(c) for c, s in row if s >= lower and int(c) != pos]
                 yield int(pos), np.asarray(sorted(cols), dtype=np.int64)
