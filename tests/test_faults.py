@@ -262,8 +262,14 @@ def test_two_data_dirs_one_neo4j_collection_are_serialised(
                 return store.status().documents > 0
 
         wait_for(started, first, timeout=600)
-        second = ingest(root, env_b)
-        _, err = second.communicate(timeout=300)
+        # Paused while it holds the lock, so the second process meets it however fast the
+        # first would have finished; the lock is an open transaction, which a pause keeps.
+        os.kill(first.pid, signal.SIGSTOP)
+        try:
+            second = ingest(root, env_b)
+            _, err = second.communicate(timeout=300)
+        finally:
+            os.kill(first.pid, signal.SIGCONT)
         assert second.returncode == 3, err[-2000:]
         assert "another ingest into collection" in err and "Traceback" not in err
         out, err = first.communicate(timeout=900)
