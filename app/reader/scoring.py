@@ -9,13 +9,13 @@ neighbours the sentence repeats), `rank` (1 / the passage's retrieval rank).
 Of the candidate itself: `type` (its entity type is what the question asks for: "who" → a
 person), `novel` (the share of its words the question does not contain), `near` (closeness
 to a question word), `head` (the asked-about noun is next to it: "the rock band Rush"),
-`bound` (the parse ties it to that noun: apposition, copula), `slot` (it plays the
-wh-word's role for the same verb: the subject of "made" for "who made …"), `event` (it is
-said of the birth or death the question asks about, +1, or of the other one, -1), `align`
-(the wh-word's neighbours are its neighbours: "the autonomous community of Murcia"),
-`title` / `other_title` (it names this / another passage), `title_proposed` (it is the page's subject proposed by
-one of its sentences), `bridge` (the sentence leading to this page names it: the hop, not
-the answer), `long` (words beyond three), and from everywhere it is named
+`bound` (the parse ties it to that noun: apposition, copula), `slot` (it plays the wh-word's
+role for the same verb: the subject of "made" for "who made …"), `event` (it is said of the
+birth or death the question asks about, +1, or of the other one, -1), `align` (the wh-word's
+neighbours are its neighbours: "the autonomous community of Murcia"), `title` /
+`other_title` (it names this / another passage), `title_proposed` (it is the page's subject
+proposed by one of its sentences), `bridge` (the sentence leading to this page names it: the
+hop, not the answer), `long` (words beyond three), and from everywhere it is named
 (`context.Profile`): `mentions`, `describe` (the asked-about noun phrase around it),
 `profile` (the question's words around it or on its own page).
 """
