@@ -38,6 +38,8 @@ Slot = tuple[str, frozenset[str]]  # a role ("subj", "obj") and its verb's forms
 _LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
 _LINKERS = frozenset({"of", "the", "de", "v.", "and", "&"})
 _WH_WORDS = frozenset({"which", "what", "who", "whose", "when", "where", "how", "why"})
+# "How many members …" asks for a count, whatever the members are.
+COUNTING = frozenset({"how many", "how much"})
 
 
 @dataclass(slots=True)
@@ -73,7 +75,7 @@ def analyse(doc: Doc) -> QuestionAnalysis:
     if head.startswith("type:"):
         head = head.removeprefix("type:")
         labels = dict(CLASS_LABELS)
-    elif head in HEAD_LABELS:
+    elif head in HEAD_LABELS and wh not in COUNTING:
         labels = dict(HEAD_LABELS[head])
     options = _options(text)
     starts_aux = bool(doc) and doc[0].lower_ in AUXILIARIES

@@ -18,9 +18,10 @@ from functools import cache
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from app.reader.complete import completed
 from app.reader.context import Context, Evidence
 from app.reader.decide import choose, yes_or_no
-from app.reader.question import AnswerKind, analyse
+from app.reader.question import AnswerKind, QuestionAnalysis, analyse
 from app.reader.scoring import Scored, score_spans
 from app.reader.shared import prefer_shared
 from app.reader.spans import MAX_WORDS
@@ -97,8 +98,9 @@ class Reader:
         if not scored:
             return Reading("", "span", ranked=ranked, how="no candidate span")
         best = scored[0]
+        docs = {e: d for e, d in parsed}
         return Reading(
-            _cut(best.text),
+            _cut(_answer_text(analysis, best, docs.get(best.evidence))),
             "span",
             [best.evidence],
             [(s.text, round(s.score, 3)) for s in scored[:SHOWN_CANDIDATES]],
@@ -114,6 +116,17 @@ class Reader:
         ranked = ranked[: self._parsed_sentences]
         firsts = [e for e in evidence if e.position == 0]
         return list(dict.fromkeys([*ranked, *firsts]))
+
+
+def _answer_text(analysis: QuestionAnalysis, best: Scored, doc: Doc | None) -> str:
+    """The best span as said in its sentence, completed (`complete`); a proposed page
+    title (no offsets) as it is."""
+    if doc is None or best.end <= best.start:
+        return best.text
+    start, end = completed(analysis, doc, best.start, best.end)
+    if (start, end) == (best.start, best.end):
+        return best.text
+    return doc[start:end].text.strip(" ,;:.\"'()[]")
 
 
 def _cut(text: str) -> str:

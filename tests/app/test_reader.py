@@ -268,3 +268,29 @@ def test_birth_and_death_are_told_apart_in_one_biography(reader: Reader) -> None
     assert reader.read("When was Nils Berg born?", ev).short == "12 May 1890"
     assert reader.read("Where did Nils Berg die?", ev).short == "Berlin"
     assert reader.read("Where was Nils Berg born?", ev).short == "Odense"
+
+
+def test_the_answer_is_completed_from_its_sentence(reader: Reader) -> None:
+    opera = evidence(
+        (
+            "Rusalka",
+            "Rusalka is an opera by Antonín Dvořák. "
+            "In its premiere Milada Kova portrayed a water sprite.",
+        )
+    )
+    # the candidate is "water" (the question's own noun is stripped); the answer says it
+    asked = "What type of sprite does Milada Kova portray in the opera?"
+    assert reader.read(asked, opera).short == "water sprite"
+    host = evidence(
+        (
+            "Jo Penn",
+            "Jo Penn (born 1950) is an American television host. "
+            "She was born in Bay Ridge, Brooklyn, and grew up in Queens.",
+        )
+    )
+    assert reader.read("Where was Jo Penn born?", host).short == "Bay Ridge, Brooklyn"
+    # peers in a list are not a place and its region
+    writer = evidence(
+        ("Ann Lee", "Ann Lee was an American writer. She lived in Boston, Chicago and Denver.")
+    )
+    assert reader.read("Where did Ann Lee live?", writer).short == "Boston"

@@ -1,0 +1,58 @@
+"""The chosen span, completed from its sentence the way a person would say the answer.
+
+Candidates are cut short on purpose (the question's own words are stripped, entities end
+where the NER model ends them), so the best one can be a fragment of the answer:
+- "What type of sprite …" read from "a water sprite": the candidate is "water", the
+  answer "water sprite" — the asked-about noun right after a word that modifies it.
+- "Where was X born?" read from "born in Bay Ridge, Brooklyn": "Bay Ridge" is a place
+  and the place it lies in follows it; the answer names both, as the sentence does (not
+  when the two are items of a list).
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Doc
+
+from app.reader.question import QuestionAnalysis
+
+_PLACES = frozenset({"GPE", "LOC"})
+_MODIFIES = frozenset({"compound", "amod", "nmod"})
+
+
+def completed(question: QuestionAnalysis, doc: Doc, start: int, end: int) -> tuple[int, int]:
+    """The token span to answer with: (start, end), extended as the module says."""
+    if end <= start or end > len(doc):
+        return start, end
+    if end < len(doc) and question.head:
+        nxt, last = doc[end], doc[end - 1]
+        if (
+            nxt.lemma_.lower() == question.head
+            and nxt.pos_ == "NOUN"
+            and last.head == nxt
+            and last.dep_ in _MODIFIES
+        ):
+            return start, end + 1
+    if end + 1 < len(doc) and doc[end].text == "," and _places_asked(question):
+        first = next((e for e in doc.ents if e.start <= start < e.end), None)
+        second = next((e for e in doc.ents if e.start == end + 1), None)
+        listed = second is not None and _in_list(doc, second.end)
+        if first and second and {first.label_, second.label_} <= _PLACES and not listed:
+            return start, second.end
+    return start, end
+
+
+def _in_list(doc: Doc, at: int) -> bool:
+    """The names from token `at` on continue a list: "Mohawk, Onondaga, Oneida, Cayuga and
+    Seneca" names peers, not a place and the region it lies in; "St. Louis, Missouri, in
+    …", "Bay Ridge, Brooklyn, and grew up" and "Bay Ridge, Brooklyn, New York" do not."""
+    starts = {e.start: e.end for e in doc.ents}
+    i = at
+    while i + 1 < len(doc) and doc[i].text == "," and (i + 1) in starts:
+        i = starts[i + 1]
+    if i < len(doc) and doc[i].text == ",":
+        i += 1
+    return i + 1 < len(doc) and doc[i].lower_ in ("and", "or") and (i + 1) in starts
+
+
+def _places_asked(question: QuestionAnalysis) -> bool:
+    return max(question.labels.get(label, 0.0) for label in _PLACES) >= 1.0
