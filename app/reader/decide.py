@@ -1,8 +1,8 @@
 """Questions whose answer is not a span to find: "A or B?" and yes/no.
 
 A choice question names its answers; the reader only picks one. When the wording orders
-the options ("born first", "more species", "lived longer"), each option's passage gives a
-date, a lifespan or a count and the comparison decides; otherwise the option whose
+the options ("born first", "more species", "lived longer", "taller"), each option's passage gives a
+date, a lifespan, a count or a height and the comparison decides; otherwise the option whose
 evidence best covers the rest of the question wins. A yes/no question about two things
 ("Are A and B both …?", "… the same country?") is answered by checking the predicate, or
 the shared attribute, in each thing's own passage.
@@ -30,6 +30,8 @@ _MONTH_NAMES = (
 )
 _MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES.split(), start=1)}
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_UNITS = {"m": 1.0, "metres": 1.0, "meters": 1.0, "km": 1000.0, "ft": 0.3048, "feet": 0.3048}
+_LENGTH = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(" + "|".join(_UNITS) + r")\b", re.IGNORECASE)
 _DIGIT_WORDS = "zero one two three four five six seven eight nine ten"
 _NUMBER_WORDS = {w: i for i, w in enumerate(_DIGIT_WORDS.split())}
 _SCALE = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9}
@@ -122,6 +124,10 @@ def _value(
             zip(sentences, docs, strict=True),
             key=lambda pair: -len(rest & content_words(pair[1])),
         )
+        if question.measure == "height":
+            for e, _ in ranked:
+                if (metres := _length(e.text)) is not None:
+                    return e, metres
         for e, doc in ranked:
             for ent in doc.ents:
                 if ent.label_ in ("CARDINAL", "QUANTITY", "MONEY", "PERCENT"):
@@ -129,6 +135,15 @@ def _value(
                     if number is not None:
                         return e, number
     return None, None
+
+
+def _length(text: str) -> float | None:
+    """The first length the text gives, in metres ("8,051 m", "26,414 ft")."""
+    match = _LENGTH.search(text)
+    if match is None:
+        return None
+    value = float(match.group(1).replace(",", ""))
+    return value * _UNITS[match.group(2).lower()]
 
 
 def _date(text: str) -> tuple[int, int, int] | None:

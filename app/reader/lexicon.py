@@ -138,5 +138,9 @@ LARGER_WORDS = _words(
     "greater greatest many"
 )
 SMALLER_WORDS = _words("fewer fewest less least smaller smallest lower lowest shorter shortest")
+# Comparisons of height: decided by a measured length ("8,051 m"), which the NER model
+# often tags as a date.
+TALLER_WORDS = _words("taller tallest higher highest")
+SHORTER_WORDS = _words("shorter shortest lower lowest")
 # Words that make "older"/"longer" a question about a lifespan, not about a date.
 LIFESPAN_WORDS = _words("age life lived")

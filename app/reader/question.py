@@ -24,15 +24,17 @@ from app.reader.lexicon import (
     LARGER_WORDS,
     LATER_WORDS,
     LIFESPAN_WORDS,
+    SHORTER_WORDS,
     SMALLER_WORDS,
     STOP,
+    TALLER_WORDS,
     WH_LABELS,
 )
 from app.reader.life import Event, asked_event
 
 AnswerKind = Literal["span", "yesno", "choice"]
 Order = Literal["earlier", "later", "larger", "smaller"]
-Measure = Literal["date", "number", "lifespan"]
+Measure = Literal["date", "number", "lifespan", "height"]
 Slot = tuple[str, frozenset[str]]  # a role ("subj", "obj") and its verb's forms
 
 _LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
@@ -317,6 +319,10 @@ def _order(lowered: str) -> tuple[Order | None, Measure | None]:
         return "earlier", "date"
     if words & LATER_WORDS:
         return "later", "date"
+    if words & TALLER_WORDS:
+        return "larger", "height"
+    if words & SHORTER_WORDS:
+        return "smaller", "height"
     if words & LARGER_WORDS:
         return "larger", "number"
     if words & SMALLER_WORDS:

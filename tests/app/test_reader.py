@@ -294,3 +294,25 @@ def test_the_answer_is_completed_from_its_sentence(reader: Reader) -> None:
         ("Ann Lee", "Ann Lee was an American writer. She lived in Boston, Chicago and Denver.")
     )
     assert reader.read("Where did Ann Lee live?", writer).short == "Boston"
+
+
+def test_choice_by_height_reads_the_lengths_the_tagger_calls_dates(reader: Reader) -> None:
+    ev = evidence(
+        (
+            "Mount Arlo",
+            "Mount Arlo is the 13th highest mountain in the world at 8035 m above sea level.",
+        ),
+        (
+            "Peak Bresk",
+            "Peak Bresk is a mountain in Nepal. At an elevation of 7205 m it is a high peak.",
+        ),
+    )
+    taller = reader.read("Which mountain is taller, Peak Bresk or Mount Arlo?", ev)
+    assert (taller.short, taller.how) == ("Mount Arlo", "larger height")
+    lower = reader.read("Which mountain is lower, Mount Arlo or Peak Bresk?", ev)
+    assert lower.short == "Peak Bresk"
+    feet = evidence(
+        ("Arlo Tower", "Arlo Tower is an office building. It rises 1,000 ft over the river."),
+        ("Bresk Tower", "Bresk Tower is an office building in Leeds. It is 250 m tall."),
+    )
+    assert reader.read("Which is taller, Arlo Tower or Bresk Tower?", feet).short == "Arlo Tower"
