@@ -19,7 +19,9 @@ from spacy.tokens import Doc
 from app.eval.metrics import normalize_answer
 from app.reader.context import Evidence
 from app.reader.lexicon import STOP
+from app.reader.life import said_event
 from app.reader.question import QuestionAnalysis
+from app.reader.related import measured_passage
 from app.reader.scoring import content_words
 
 Parse = Callable[[Sequence[str]], list[Doc]]
@@ -84,7 +86,10 @@ def choose(
     if not any(found.values()):
         return None
     if question.order and question.measure and all(found.values()):
-        values = {o: _value(question, found[o], parse) for o in question.options}
+        measured = {o: measured_passage(question, o, found[o], evidence, parse) for o in found}
+        if any(measured[o] is found[o] for o in found):  # like with like, or not at all
+            measured = found
+        values = {o: _value(question, measured[o], parse) for o in question.options}
         if all(v is not None for _, v in values.values()):
             pick = (min if question.order in ("earlier", "smaller") else max)(
                 question.options,
@@ -109,10 +114,16 @@ def _value(
     """The date, lifespan or count an option's passage gives, with its sentence."""
     docs = parse([e.text for e in sentences])
     if question.measure == "date":
-        for e, doc in zip(sentences, docs, strict=True):
-            for ent in doc.ents:
-                if ent.label_ == "DATE" and (date := _date(ent.text)):
-                    return e, date
+        dated = [
+            (e, doc, ent, date)
+            for e, doc in zip(sentences, docs, strict=True)
+            for ent in doc.ents
+            if ent.label_ == "DATE" and (date := _date(ent.text))
+        ]
+        # "died first": the date said of the death, when the passage says which it is
+        said = [d for d in dated if said_event(d[1], d[2].start, d[2].end) == question.event]
+        for e, _, _, date in said if question.event and said else dated:
+            return e, date
     elif question.measure == "lifespan":
         for e in sentences:
             years = [int(y) for y in _YEAR.findall(e.text)]

@@ -86,7 +86,11 @@ def analyse(doc: Doc) -> QuestionAnalysis:
         kind = "choice"
     elif starts_aux and not wh:
         kind = "yesno"
-    order, measure = _order(lowered) if kind == "choice" else (None, None)
+    # the options' own words do not order them ("… born later, The First Day Of Freedom or …")
+    wording = lowered
+    for option in options:
+        wording = wording.replace(option.lower(), " ")
+    order, measure = _order(wording) if kind == "choice" else (None, None)
     focus = _focus(doc, _wh_position(doc))
     return QuestionAnalysis(
         text=text,

@@ -51,6 +51,8 @@ def candidates(doc: Doc, question_words: frozenset[str] = frozenset()) -> list[C
         text = _POSSESSIVE.sub("", text.strip(" ,;:.\"'()[]")).strip(" ,;:.\"'()[]")
         if not text or len(text.split()) > MAX_WORDS or not any(c.isalnum() for c in text):
             return
+        if len(text) == 1 and not text.isdigit():  # "s" of a possessive the tagger split off
+            return
         found.setdefault((text, start, end), Candidate(text, label, start, end))
 
     covered: set[int] = set()

@@ -316,3 +316,25 @@ def test_choice_by_height_reads_the_lengths_the_tagger_calls_dates(reader: Reade
         ("Bresk Tower", "Bresk Tower is an office building in Leeds. It is 250 m tall."),
     )
     assert reader.read("Which is taller, Arlo Tower or Bresk Tower?", feet).short == "Arlo Tower"
+
+
+def test_a_comparison_through_a_relation_reads_the_related_pages(reader: Reader) -> None:
+    # the films' own dates would pick Red Harbour (1931 before 1950); the directors'
+    # dates decide: Ilse Varga died in 1952, Tom Brandt in 1979
+    ev = evidence(
+        ("Red Harbour", "Red Harbour is a 1931 drama film directed by Tom Brandt."),
+        ("Blue Valley", "Blue Valley is a 1950 drama film directed by Ilse Varga."),
+        ("Tom Brandt", "Tom Brandt (2 March 1901 – 5 May 1979) was an American film director."),
+        ("Ilse Varga", "Ilse Varga (9 July 1905 – 1 June 1952) was a Hungarian film director."),
+    )
+    died = reader.read(
+        "Which film has the director who died first, Red Harbour or Blue Valley?", ev
+    )
+    assert (died.short, died.how) == ("Blue Valley", "earlier date")
+    assert "Ilse Varga" in died.evidence[0].text
+    born = reader.read("Which film has the director born first, Red Harbour or Blue Valley?", ev)
+    assert born.short == "Red Harbour"
+    # without a page for one of the directors, like is not compared with unlike
+    partial = [e for e in ev if e.title != "Ilse Varga"]
+    released = reader.read("Which film came out first, Red Harbour or Blue Valley?", partial)
+    assert released.short == "Red Harbour"
