@@ -226,7 +226,9 @@ def _wh_and_head(doc: Doc) -> tuple[str, str]:
 
 FOCUS_WINDOW = 4
 _MODIFIERS = frozenset({"amod", "compound", "nmod", "nummod"})
-_CARRIERS = frozenset({"type", "kind", "sort", "name", "form"})
+_CARRIERS = frozenset(
+    {"type", "kind", "sort", "name", "form", "group", "genre", "class", "category", "breed"}
+)
 
 
 def _noun_index(tokens: list, start: int) -> int:

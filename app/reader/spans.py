@@ -57,6 +57,8 @@ def candidates(doc: Doc, question_words: frozenset[str] = frozenset()) -> list[C
 
     covered: set[int] = set()
     for ent in doc.ents:
+        if ent.label_ in ("DATE", "TIME") and _relative(ent):
+            continue
         add(ent.text, ent.label_, ent.start, ent.end)
         covered.update(range(ent.start, ent.end))
         if ent.label_ == "DATE":
@@ -75,6 +77,15 @@ def candidates(doc: Doc, question_words: frozenset[str] = frozenset()) -> list[C
             if head is not None and head.text != core.text:
                 add(head.text, "NOUN", head.start, head.end)
     return list(found.values())
+
+
+_RELATIVE = frozenset({"following", "previous", "next", "same", "that", "this", "last", "later"})
+
+
+def _relative(ent: Span) -> bool:
+    """A date told relative to another ("the following year", "that day"): it names no
+    date by itself."""
+    return not any(t.like_num for t in ent) and any(t.lower_ in _RELATIVE for t in ent)
 
 
 def _asked(token: Token, question_words: frozenset[str]) -> bool:

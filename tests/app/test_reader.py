@@ -11,7 +11,7 @@ import pytest
 
 from app.reader import Evidence, Reader
 from app.reader.question import analyse
-from app.reader.spans import MAX_WORDS
+from app.reader.spans import MAX_WORDS, candidates
 from ingest.sentences import split_sentences
 from tests.conftest import dataset_file
 
@@ -338,3 +338,14 @@ def test_a_comparison_through_a_relation_reads_the_related_pages(reader: Reader)
     partial = [e for e in ev if e.title != "Ilse Varga"]
     released = reader.read("Which film came out first, Red Harbour or Blue Valley?", partial)
     assert released.short == "Red Harbour"
+
+
+def test_relative_dates_are_no_answer_and_group_asks_for_a_class(reader: Reader) -> None:
+    [doc] = reader.parse(["T. Rex was formed in 1967. The following year it released an album."])
+    texts = {c.text for c in candidates(doc)}
+    assert "1967" in texts and not any("following" in t for t in texts)
+    # "what group of plants" asks for a class of plants, like "what type of plants"
+    [asked] = reader.parse(["To what group of plants do both Dieffenbachia and Carlina belong?"])
+    [typed] = reader.parse(["To what type of plants do both Dieffenbachia and Carlina belong?"])
+    assert analyse(asked).head == analyse(typed).head == "plant"
+    assert analyse(asked).labels == analyse(typed).labels
