@@ -19,11 +19,15 @@ _PLACES = frozenset({"GPE", "LOC"})
 _MODIFIES = frozenset({"compound", "amod", "nmod"})
 
 
-def completed(question: QuestionAnalysis, doc: Doc, start: int, end: int) -> tuple[int, int]:
-    """The token span to answer with: (start, end), extended as the module says."""
+def completed(
+    question: QuestionAnalysis, doc: Doc, start: int, end: int, label: str = "NOUN"
+) -> tuple[int, int]:
+    """The token span to answer with: (start, end), extended as the module says. Only a
+    class (`label` NOUN) takes the asked-about noun: a name does not ("Silverrun", not
+    "Silverrun river", for "which river")."""
     if end <= start or end > len(doc):
         return start, end
-    if end < len(doc) and question.head:
+    if end < len(doc) and question.head and label == "NOUN":
         nxt, last = doc[end], doc[end - 1]
         if (
             nxt.lemma_.lower() == question.head

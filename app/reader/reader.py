@@ -123,7 +123,7 @@ def _answer_text(analysis: QuestionAnalysis, best: Scored, doc: Doc | None) -> s
     title (no offsets) as it is."""
     if doc is None or best.end <= best.start:
         return best.text
-    start, end = completed(analysis, doc, best.start, best.end)
+    start, end = completed(analysis, doc, best.start, best.end, best.label)
     if (start, end) == (best.start, best.end):
         return best.text
     return doc[start:end].text.strip(" ,;:.\"'()[]")
