@@ -98,7 +98,7 @@ class Reader:
         if not scored:
             return Reading("", "span", ranked=ranked, how="no candidate span")
         best = scored[0]
-        docs = {e: d for e, d in parsed}
+        docs = dict(parsed)
         return Reading(
             _cut(_answer_text(analysis, best, docs.get(best.evidence))),
             "span",

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from spacy.tokens import Doc
 
 from app.eval.metrics import normalize_answer
-from app.reader.context import Evidence
+from app.reader.context import Evidence, clean_title
 from app.reader.lexicon import NAMED
 from app.reader.question import QuestionAnalysis
 
@@ -45,7 +45,7 @@ ROLE_WORDS = frozenset(
 def titled(name: str, evidence: Sequence[Evidence]) -> list[Evidence]:
     """Sentences of the passages whose title is `name` (disambiguation aside)."""
     key = normalize_answer(name)
-    found = [e for e in evidence if key and normalize_answer(e.title.split(" (")[0]) == key]
+    found = [e for e in evidence if key and normalize_answer(clean_title(e.title)) == key]
     return sorted(found, key=lambda e: (e.passage, e.position))
 
 

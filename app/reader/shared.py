@@ -52,7 +52,8 @@ def prefer_shared(
         forms = {key, key.removesuffix("s"), f"{key}s"}
         return all(any(f" {f} " in page for f in forms) for page in pages)
 
-    common = [s for s in scored if on_every_page(s)]
-    if not common:
+    common = [on_every_page(s) for s in scored]
+    if not any(common):
         return scored
-    return common + [s for s in scored if not on_every_page(s)]
+    pairs = list(zip(scored, common, strict=True))
+    return [s for s, c in pairs if c] + [s for s, c in pairs if not c]
