@@ -17,6 +17,12 @@ distractors grow. A size runs in a child process of its own (peak RSS is that si
 3. a one-document change: one 2wiki passage edited, re-ingested, timed; then restored;
 4. the 2wiki-dev questions in each mode: p50/p95 latency (after one warm-up) and R@5.
 
+Timings are wall-clock seconds and, beside them, the process's CPU seconds (all its threads),
+with the load average sampled every 10 s while each step ran: a shared machine's other work
+stretches wall-clock time but not much the CPU time a step needs. `--queries-only` measures
+step 4 again on the stores an earlier run left, every size back to back, so the sizes'
+latencies compare within one quiet run.
+
 Output: bench/out/scale-<backend>.json, {"backend", "sources", "sizes": [...]} with each
 size shaped as the scale issue asks. The machine's load average is recorded beside each
 size, since latencies on a shared machine are only indicative.
@@ -31,7 +37,10 @@ import resource
 import shutil
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +85,35 @@ def _du_mb(*paths: Path) -> float:
     return round(total / 2**20, 1)
 
 
+class Timed(dict):
+    """wall / cpu seconds and the mean load average of one timed step."""
+
+
+@contextmanager
+def timed() -> Iterator[Timed]:
+    out = Timed()
+    loads: list[float] = []
+    stop = threading.Event()
+
+    def sample() -> None:
+        while True:
+            loads.append(os.getloadavg()[0])
+            if stop.wait(10):
+                return
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        yield out
+    finally:
+        out["wall"] = time.perf_counter() - wall
+        out["cpu"] = time.process_time() - cpu
+        stop.set()
+        sampler.join()
+        out["load"] = round(sum(loads) / len(loads), 2)
+
+
 def edit_one_passage(corpus: Path, restore: str | None = None) -> str:
     """Append a sentence to the first passage (or put `restore` back); returns the old file."""
     text = corpus.read_text()
@@ -92,13 +130,10 @@ def edit_one_passage(corpus: Path, restore: str | None = None) -> str:
 def measure(
     size: int, backend: str, data_dir: Path, cache: Path, modes: list[str], embed_sample: int
 ) -> dict:
-    """One size, in this (child) process."""
-    from app.engine import Engine
-    from app.eval.metrics import recall_at_k
+    """One size, in this (child) process: ingest, change, then queries."""
     from app.services import index_dir, open_store
     from app.settings import Settings
     from ingest.chunkers import chunk_document
-    from ingest.identity import document_id, passage_key
     from ingest.loaders import LoadedDocument, scan
     from ingest.models import IngestModels
     from ingest.runner import embedding_text, run_ingest
@@ -124,10 +159,9 @@ def measure(
     print(f"size {size}: {len(docs)} documents, {len(texts)} chunks; embedding only", flush=True)
     step = max(1, len(texts) // embed_sample) if embed_sample else 1
     sample = texts[::step]
-    t0 = time.perf_counter()
-    models.embedder.encode(sample)
-    embed_only = (time.perf_counter() - t0) * len(texts) / len(sample)
-    embedded = len(sample)
+    scale = len(texts) / len(sample)
+    with timed() as embed_only:
+        models.embedder.encode(sample)
     del texts, sample
 
     from rich.console import Console
@@ -135,8 +169,7 @@ def measure(
     from app.progress import RichProgress
 
     with open_store(settings, rebuild=True) as store:
-        t0 = time.perf_counter()
-        with RichProgress(Console(stderr=True)) as progress:
+        with timed() as ingest, RichProgress(Console(stderr=True)) as progress:
             run_ingest(
                 folder,
                 store,
@@ -147,44 +180,22 @@ def measure(
                 progress=progress,
                 rebuild=True,
             )
-        ingest_seconds = time.perf_counter() - t0
         corpus = folder / "2wiki" / "corpus.jsonl"
         original = edit_one_passage(corpus)
-        t0 = time.perf_counter()
-        run_ingest(
-            folder, store, settings.ingest, settings.algorithms, index_dir(settings), models=models
-        )
-        change_seconds = time.perf_counter() - t0
+        with timed() as change:
+            run_ingest(
+                folder,
+                store,
+                settings.ingest,
+                settings.algorithms,
+                index_dir(settings),
+                models=models,
+            )
         edit_one_passage(corpus, restore=original)
         run_ingest(
             folder, store, settings.ingest, settings.algorithms, index_dir(settings), models=models
         )
         status = store.status().as_dict()
-
-    questions = [json.loads(line) for line in (DATASET / "questions.jsonl").open()][:QUESTIONS]
-    source = os.path.abspath(corpus)
-    engine = Engine(settings)
-    p50: dict[str, float] = {}
-    p95: dict[str, float] = {}
-    recall: dict[str, float] = {}
-    try:
-        for mode in modes:
-            retriever = engine.retriever(mode)
-            retriever.retrieve(questions[0]["question"])
-            latencies, hits = [], []
-            for q in questions:
-                gold = [
-                    document_id(settings.collection, passage_key(source, g)) for g in q["gold_ids"]
-                ]
-                t0 = time.perf_counter()
-                result = retriever.retrieve(q["question"])
-                latencies.append((time.perf_counter() - t0) * 1000)
-                hits.append(recall_at_k(result.doc_ranking(), gold, 5))
-            p50[mode], p95[mode] = _percentile(latencies, 50), _percentile(latencies, 95)
-            recall[mode] = round(100 * sum(hits) / len(hits), 1)
-            print(f"size {size} {mode}: R@5 {recall[mode]} p50 {p50[mode]} ms", flush=True)
-    finally:
-        engine.close()
     store_paths = [settings.collection_dir]
     if backend == "neo4j" and os.environ.get("NEO4J_RUN_DIR"):  # the whole database
         store_paths.append(Path(os.environ["NEO4J_RUN_DIR"]) / "data" / "databases")
@@ -194,10 +205,15 @@ def measure(
         "tokens": status["tokens"],
         "co_occurs": status["edges"].get("CO_OCCURS", 0),
         "related": status["edges"].get("RELATED", 0),
-        "ingest_seconds": round(ingest_seconds, 1),
-        "embed_only_seconds": round(embed_only, 1),
-        "embed_only_measured_chunks": embedded,
-        "ingest_over_embed": round(ingest_seconds / embed_only, 2),
+        "ingest_seconds": round(ingest["wall"], 1),
+        "ingest_cpu_seconds": round(ingest["cpu"], 1),
+        "ingest_load_average": ingest["load"],
+        "embed_only_seconds": round(embed_only["wall"] * scale, 1),
+        "embed_only_cpu_seconds": round(embed_only["cpu"] * scale, 1),
+        "embed_only_load_average": embed_only["load"],
+        "embed_only_measured_chunks": round(status["chunks"] / scale),
+        "ingest_over_embed": round(ingest["wall"] / (embed_only["wall"] * scale), 2),
+        "ingest_over_embed_cpu": round(ingest["cpu"] / (embed_only["cpu"] * scale), 2),
         "peak_rss_mb": round(
             max(
                 resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
@@ -207,12 +223,57 @@ def measure(
             1,
         ),
         "store_mb": _du_mb(*store_paths),
-        "one_doc_change_seconds": round(change_seconds, 2),
-        "one_doc_change_share": round(change_seconds / ingest_seconds, 4),
+        "one_doc_change_seconds": round(change["wall"], 2),
+        "one_doc_change_cpu_seconds": round(change["cpu"], 2),
+        "one_doc_change_share": round(change["wall"] / ingest["wall"], 4),
+        **queries(size, backend, data_dir, modes),
+    }
+
+
+def queries(size: int, backend: str, data_dir: Path, modes: list[str]) -> dict:
+    """The 2wiki-dev questions in each mode against the size's stored collection."""
+    from app.engine import Engine
+    from app.eval.metrics import recall_at_k
+    from app.settings import Settings
+    from ingest.identity import document_id, passage_key
+
+    settings = Settings(backend=backend, data_dir=data_dir, collection=f"bench-scale-{size}")
+    questions = [json.loads(line) for line in (DATASET / "questions.jsonl").open()][:QUESTIONS]
+    source = os.path.abspath(data_dir / "corpora" / f"size-{size}" / "2wiki" / "corpus.jsonl")
+    engine = Engine(settings)
+    p50: dict[str, float] = {}
+    p95: dict[str, float] = {}
+    recall: dict[str, float] = {}
+    try:
+        engine.require_index()
+        with timed() as load:
+            for mode in modes:
+                retriever = engine.retriever(mode)
+                retriever.retrieve(questions[0]["question"])
+        with timed() as asked:
+            for mode in modes:
+                retriever = engine.retriever(mode)
+                latencies, hits = [], []
+                for q in questions:
+                    gold = [
+                        document_id(settings.collection, passage_key(source, g))
+                        for g in q["gold_ids"]
+                    ]
+                    t0 = time.perf_counter()
+                    result = retriever.retrieve(q["question"])
+                    latencies.append((time.perf_counter() - t0) * 1000)
+                    hits.append(recall_at_k(result.doc_ranking(), gold, 5))
+                p50[mode], p95[mode] = _percentile(latencies, 50), _percentile(latencies, 95)
+                recall[mode] = round(100 * sum(hits) / len(hits), 1)
+                print(f"size {size} {mode}: R@5 {recall[mode]} p50 {p50[mode]} ms", flush=True)
+    finally:
+        engine.close()
+    return {
         "query_p50_ms": p50,
         "query_p95_ms": p95,
         "recall@5": recall,
-        "load_average": os.getloadavg()[0],
+        "engine_warm_up_seconds": round(load["wall"], 1),
+        "query_load_average": asked["load"],
     }
 
 
@@ -257,6 +318,11 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=REPO / ".neorag" / "bench-scale")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--plot", action="store_true", help="only redraw bench/out/scale.png")
+    parser.add_argument(
+        "--queries-only",
+        action="store_true",
+        help="measure the queries again on the stores of an earlier run (sizes back to back)",
+    )
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -266,9 +332,12 @@ def main() -> None:
         return
     modes = args.modes.split(",")
     if args.child:
-        result = measure(
-            args.child, args.backend, args.data_dir, args.cache, modes, args.embed_sample
-        )
+        if args.queries_only:
+            result = queries(args.child, args.backend, args.data_dir, modes)
+        else:
+            result = measure(
+                args.child, args.backend, args.data_dir, args.cache, modes, args.embed_sample
+            )
         args.result.write_text(json.dumps(result))
         return
     sources = scale_corpus.fetch(args.cache)
@@ -284,10 +353,17 @@ def main() -> None:
             [sys.executable, __file__, "--child", str(size), "--backend", args.backend,
              "--cache", str(args.cache), "--data-dir", str(args.data_dir), "--modes", args.modes,
              "--embed-sample", str(args.embed_sample),
-             "--result", str(result_file)],
+             "--result", str(result_file)] + (["--queries-only"] if args.queries_only else []),
             check=True,
         )  # fmt: skip
-        result = {"target_chunks": size, **json.loads(result_file.read_text())}
+        earlier = [s for s in report["sizes"] if s.get("target_chunks") == size]
+        if args.queries_only and not earlier:
+            raise SystemExit(f"--queries-only: {out} has no size {size} to update")
+        result = {
+            **(earlier[0] if args.queries_only else {}),
+            "target_chunks": size,
+            **json.loads(result_file.read_text()),
+        }
         report["sizes"] = [s for s in report["sizes"] if s.get("target_chunks") != size]
         report["sizes"].append(result)
         report["sizes"].sort(key=lambda s: s["target_chunks"])
