@@ -12,21 +12,14 @@ from __future__ import annotations
 import os
 import sys
 
-VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-DEFAULT = 2  # onnxruntime's query encoder when no budget is set
+from graph.threads import DEFAULT, VARIABLES, budget
+
+__all__ = ["DEFAULT", "VARIABLES", "budget", "limit", "share"]
 
 
 def share(processes: int, cores: int | None = None) -> int:
     """Threads per process when `processes` share this machine's (or `cores`) cores."""
     return max(1, (cores or os.cpu_count() or 1) // max(1, processes))
-
-
-def budget(default: int = DEFAULT) -> int:
-    """This process's budget: OMP_NUM_THREADS when set (by `limit` or the user)."""
-    try:
-        return max(1, int(os.environ.get("OMP_NUM_THREADS", "")))
-    except ValueError:
-        return default
 
 
 def limit(threads: int) -> None:

@@ -40,6 +40,7 @@ import numpy as np
 from scipy import sparse
 
 from graph.config import AlgorithmConfig
+from graph.threads import budget
 
 _PARALLEL_MIN_NNZ = 200_000
 
@@ -113,7 +114,8 @@ class PprOperator:
         self.push: sparse.csr_matrix = sparse.csr_matrix(push, dtype=dtype)
         self.push.sort_indices()
         # scipy's sparse mat-vec releases the GIL: row blocks on two threads are ~1.6x
-        # faster on a 1M-entry token graph. Small graphs stay single-threaded.
+        # faster on a 1M-entry token graph. Small graphs stay single-threaded, and so does a
+        # process whose thread budget is one core (an API worker sharing the machine).
         self._blocks: list[sparse.csr_matrix] = []
         if self.push.nnz >= _PARALLEL_MIN_NNZ:
             cut = _balanced_cut(self.push.indptr)
@@ -123,7 +125,7 @@ class PprOperator:
         self.dtype = np.dtype(dtype)
 
     def _matvec(self, x: np.ndarray) -> np.ndarray:
-        if not self._blocks:
+        if not self._blocks or budget() < 2:
             return np.asarray(self.push @ x, dtype=np.float64)
         parts = list(_pool().map(lambda block: block @ x, self._blocks))
         return np.concatenate(parts).astype(np.float64, copy=False)

@@ -307,3 +307,29 @@ def test_spectral_sparse_solver_agrees_with_dense(monkeypatch: pytest.MonkeyPatc
     sparse_result = spectral_coordinates(adj, 6)
     np.testing.assert_allclose(sparse_result, dense, atol=1e-5)
     np.testing.assert_array_equal(sparse_result, spectral_coordinates(adj, 6))
+
+
+def test_ppr_mat_vec_keeps_to_a_one_core_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An API worker given one core runs the big-graph mat-vec on its own thread; with two
+    it splits the rows over the pool. Both give the same scores."""
+    from graph.algorithms import ppr
+
+    adj = _random_graph(3000, ppr._PARALLEL_MIN_NNZ, seed=5)
+    op = PprOperator(adj)
+    assert op._blocks, "large enough to run in row blocks"
+    cfg = AlgorithmConfig()
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    used: list[int] = []
+    real_pool = ppr._pool
+
+    def counting_pool():  # type: ignore[no-untyped-def]
+        used.append(1)
+        return real_pool()
+
+    monkeypatch.setattr(ppr, "_pool", counting_pool)
+    parallel = op.run({0: 1.0, 11: 1.0}, cfg)
+    assert used, "two cores: row blocks on the pool"
+    used.clear()
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    np.testing.assert_array_equal(op.run({0: 1.0, 11: 1.0}, cfg), parallel)
+    assert not used, "one core: no pool"
