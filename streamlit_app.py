@@ -39,7 +39,7 @@ def open_engine(settings: Settings) -> tuple[Engine | None, str | None]:
             settings.collection,
             settings,
         )
-        engine.refresh()  # pick up a re-ingest by another process
+        engine.refresh(background=True)  # pick up a re-ingest by another process, once warm
     except UnknownCollection:
         return None, None  # a new collection: it exists after its first ingest
     except NeoragError as exc:

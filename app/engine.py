@@ -5,12 +5,21 @@ The FAISS and BM25 files are keyed by the stored corpus's fingerprint; when they
 missing or stale (another process re-ingested), they are rebuilt from the store. Queries
 are embedded with the configured model, which must be the one the collection was embedded
 with (`ingest.model_stamp`): another model's vectors would find the wrong neighbours.
+
+A long-running engine (the API, the chat) moves to a newly published index in the
+background (`refresh(background=True)`): the new indexes are loaded and the structures the
+modes in use derive from them (the bridge graph, LiteRAG's tables, the token graph) are
+built on a thread, while requests keep answering from the version they have; the engine
+switches once the new version is warm. On a large collection those builds take minutes,
+which would otherwise be the first requests' wait after every re-ingest.
 """
 
 from __future__ import annotations
 
 import copy
+import logging
 import threading
+import time
 from collections.abc import Callable, Iterable
 from functools import cached_property
 from typing import Any, TypeVar
@@ -31,6 +40,7 @@ from ingest.runner import DERIVED_KEY, corpus_fingerprint
 from ingest.tokens import Analyzer
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class TitleLinks:
@@ -61,6 +71,9 @@ class Engine:
         # Shared by every snapshot (copy.copy keeps these objects): see `derived`.
         self._derived: dict[tuple[Any, ...], tuple[Any, DenseIndex, LexicalIndex]] = {}
         self._derived_lock = threading.Lock()
+        self._building: dict[tuple[Any, ...], threading.Lock] = {}  # one lock per build
+        self._modes: set[str] = set()  # modes asked for so far: what a new version warms
+        self._staging: list[tuple[threading.Thread, float]] = []  # a background load, started
         self.dense: DenseIndex
         self.lexical: LexicalIndex
         self.utility: LexicalIndex
@@ -96,25 +109,67 @@ class Engine:
         and BM25 files were built for (an ingest publishes a new one when it finishes)."""
         return self._key
 
-    def refresh(self) -> bool:
-        """Load (or rebuild) the indexes if the store changed since; True if it did."""
+    def refresh(self, *, background: bool = False) -> bool:
+        """Load (or rebuild) the indexes if the store changed since; True if it did. With
+        `background`, an engine that already answers from an index loads and warms the new
+        one on a thread and switches when that is done; callers wait for it at most
+        `refresh_wait_seconds` after it started (a small collection is switched to before
+        they answer; a large one answers from the previous version meanwhile)."""
         key = self.store.get_meta(DERIVED_KEY)
         if key is not None and key == self._key:
             return False
         check_query_model(self.store, self.settings.ingest.models)
+        if background and key is not None and self._key is not None:
+            thread, started = self._stage(key)
+            remaining = started + self.settings.retrieval.refresh_wait_seconds - time.monotonic()
+            if remaining > 0:
+                thread.join(remaining)
+            return self._key == key
         with self._lock:
             if key is not None and key == self._key:
                 return False  # another thread loaded it while this one waited
-            key = key or corpus_fingerprint(self.store.documents(), self.settings.ingest)
-            found = SearchIndexes.load_or_build(
-                self.store, index_dir(self.settings), key, self.analyzer, self.settings.ingest.index
-            )
-            self.dense, self.lexical, self.utility = found.dense, found.lexical, found.utility
-            self.indexed = frozenset(self.dense.ids)
-            self._vocab = {t: i for i, t in enumerate(self.lexical.vocabulary)}
-            self.links = TitleLinks(self.store.document_titles(), self.analyzer)
-            self._key = key
+            self._load(key or corpus_fingerprint(self.store.documents(), self.settings.ingest))
         return True
+
+    def _load(self, key: str) -> None:
+        found = SearchIndexes.load_or_build(
+            self.store, index_dir(self.settings), key, self.analyzer, self.settings.ingest.index
+        )
+        self.dense, self.lexical, self.utility = found.dense, found.lexical, found.utility
+        self.indexed = frozenset(self.dense.ids)
+        self._vocab = {t: i for i, t in enumerate(self.lexical.vocabulary)}
+        self.links = TitleLinks(self.store.document_titles(), self.analyzer)
+        self._key = key
+
+    def _stage(self, key: str) -> tuple[threading.Thread, float]:
+        """The thread loading a new version (started now unless one runs) and its start."""
+        with self._lock:
+            if self._staging and self._staging[0][0].is_alive():
+                return self._staging[0]
+            thread = threading.Thread(
+                target=self._load_and_warm, args=(key,), name="index-staging", daemon=True
+            )
+            self._staging[:] = [(thread, time.monotonic())]
+            thread.start()
+            return self._staging[0]
+
+    def _load_and_warm(self, key: str) -> None:
+        try:
+            staged = copy.copy(self)  # the same store, models and derived cache
+            staged._load(key)
+            for mode in sorted(self._modes):
+                staged.retriever(mode).warm()
+        except Exception:  # the next refresh tries again; requests keep the loaded version
+            log.warning("could not load index version %s", key, exc_info=True)
+            return
+        with self._lock:
+            for name in ("dense", "lexical", "utility", "indexed", "_vocab", "links", "_key"):
+                setattr(self, name, getattr(staged, name))
+
+    def wait_staged(self, timeout: float | None = None) -> None:
+        """Until a background load started by `refresh(background=True)` is done."""
+        for thread, _ in list(self._staging):
+            thread.join(timeout)
 
     def chunks_per_document(self) -> float:
         """Indexed chunks per document of the loaded index (1.2 on the Wikipedia-passage
@@ -141,13 +196,24 @@ class Engine:
         full = (name, id(self.dense), id(self.lexical), *key)
         with self._derived_lock:
             found = self._derived.get(full)
-            if found is None:
-                found = (build(), self.dense, self.lexical)
-                self._derived[full] = found
+            if found is not None:
+                return found[0]
+            building = self._building.setdefault(full, threading.Lock())
+        # Built outside the shared lock: a build for a new version (seconds to minutes on a
+        # large collection) must not hold up requests reading the structures they have.
+        with building:
+            with self._derived_lock:
+                found = self._derived.get(full)
+            if found is not None:
+                return found[0]
+            value = build()
+            with self._derived_lock:
+                self._derived[full] = (value, self.dense, self.lexical)
+                self._building.pop(full, None)
                 mine = [k for k in self._derived if k[0] == name]
                 for old in mine[:-2]:
                     del self._derived[old]
-            return found[0]
+            return value
 
     def require_index(self) -> None:
         if len(self.dense) == 0:
@@ -164,7 +230,9 @@ class Engine:
     def retriever(self, mode: str):
         from app.retrieval import build_retriever
 
-        return build_retriever(mode, self)
+        retriever = build_retriever(mode, self)
+        self._modes.add(mode)
+        return retriever
 
     def close(self) -> None:
         self.store.close()

@@ -110,9 +110,10 @@ class EnginePool:
         return found
 
     def view(self, settings: Settings) -> Engine:
-        """A snapshot of the collection's engine at its newest published index."""
+        """A snapshot of the collection's engine at its newest published index (once that is
+        loaded and warm, waiting at most `refresh_wait_seconds` for it: `Engine.refresh`)."""
         engine = self.engine(settings)
-        engine.refresh()
+        engine.refresh(background=True)
         return engine.snapshot()
 
     def forget(self, settings: Settings) -> None:

@@ -140,6 +140,12 @@ class Retriever(ABC):
         self._finish(query, result)
         return result
 
+    def warm(self) -> None:
+        """Build what this mode derives from the engine's index (graphs, tables) ahead of
+        the first question, so a newly published index is switched to only once it is
+        ready (`Engine.refresh(background=True)`). Modes that derive nothing keep this."""
+        return None
+
     def default_k(self) -> int:
         """How many chunks of context the mode gives when the caller does not say."""
         return self.cfg.top_k

@@ -21,8 +21,6 @@ store exposes); GDS 2.13's PageRank cannot take weighted restarts.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 from scipy import sparse
 
@@ -90,11 +88,14 @@ class BridgeRetriever(Retriever):
         min_df)."""
         graph = bridge_graph(self.engine, self.bcfg.max_name_words, self.bcfg.capitalised)
         key = (self.bcfg.title_boost, self.bcfg.min_df, self.bcfg.max_name_share)
-        with _WALK_LOCK:
+        with graph.walk_lock:  # per graph: a new version's walk does not hold up this one's
             walk = graph.walks.get(key)
             if walk is None:
                 walk = graph.walks[key] = BridgeWalk(graph, *key)
         return graph, walk
+
+    def warm(self) -> None:
+        self.walk()
 
     def _retrieve(self, query: Query, trace: Trace, k: int) -> list[ScoredChunk]:
         cfg = self.bcfg
@@ -136,5 +137,3 @@ class BridgeRetriever(Retriever):
             for i in order
         ]
 
-
-_WALK_LOCK = threading.Lock()

@@ -17,6 +17,7 @@ published index (a few seconds on 7k chunks) and shared by the engine's retrieve
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -91,6 +92,7 @@ class BridgeGraph:
     matcher: NameMatcher
     capitalised: bool
     walks: dict[tuple[float, int, float], Any] = field(default_factory=dict)  # → BridgeWalk
+    walk_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def name_df(self) -> np.ndarray:

@@ -62,6 +62,10 @@ class TigragLiteragRetriever(Retriever):
                 self.cfg.fusion.rrf_k,
             )
 
+    def warm(self) -> None:
+        self.tigrag.warm()
+        self.literag.warm()
+
     def _finish(self, query: Query, result: RetrievalResult) -> None:
         self.literag._finish(query, result)
 
@@ -107,6 +111,10 @@ class DefaultRetriever(Retriever):
                     f"document, passage_match={mode})"
                 )
         return parts
+
+    def warm(self) -> None:
+        for name in self.parts():
+            self._part(name).warm()
 
     def _retrieve(self, query: Query, trace: Trace, k: int) -> list[ScoredChunk]:
         rankings = {

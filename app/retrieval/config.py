@@ -122,6 +122,14 @@ class RetrievalConfig(BaseModel):
     query_encoder: Literal["onnx", "torch"] = Field(
         "onnx", description="query-time embeddings: onnxruntime export of the model, or PyTorch"
     )
+    refresh_wait_seconds: float = Field(
+        10.0,
+        ge=0,
+        description=(
+            "after a re-ingest publishes a new index, how long the API and the chat wait for "
+            "it to be loaded and warmed before answering from the previous one meanwhile"
+        ),
+    )
     fusion: FusionConfig = Field(default_factory=FusionConfig)
     tigrag: TigragConfig = Field(default_factory=TigragConfig)
     spectrag: SpectragConfig = Field(default_factory=SpectragConfig)

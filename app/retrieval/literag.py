@@ -142,6 +142,9 @@ class LiteragRetriever(Retriever):
     def lcfg(self) -> LiteragConfig:
         return self.cfg.literag
 
+    def warm(self) -> None:
+        graph_tables(self.engine)
+
     def _retrieve(self, query: Query, trace: Trace, k: int) -> list[ScoredChunk]:
         self._local.relations = ([], [])
         if len(self.engine.dense) == 0:

@@ -66,6 +66,16 @@ class TigragRetriever(Retriever):
     def default_k(self) -> int:
         return self.tcfg.beta
 
+    def warm(self) -> None:
+        """The token graph PageRank runs on (built per published graph version) and, on a
+        server, the hop table's copy."""
+        reads = hop_reads(self.engine)
+        if reads is not None:
+            reads.start()
+        token = next(iter(self.engine.lexical.vocabulary), None)
+        if token is not None:
+            self.engine.store.token_ppr({token: 1.0}, self.engine.settings.algorithms, top_k=1)
+
     def _retrieve(self, query: Query, trace: Trace, k: int) -> list[ScoredChunk]:
         links = self.engine.links
         with trace.step("title linking") as info:

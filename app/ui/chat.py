@@ -42,7 +42,7 @@ def respond(engine: Engine, settings: Settings, question: str, options: QueryOpt
     Errors become a message naming the fix, never a traceback. The engine is shared by
     every browser session of the process: the question runs on its own snapshot."""
     try:
-        engine.refresh()  # another process may have re-ingested since the last question
+        engine.refresh(background=True)  # another process may have re-ingested meanwhile
         view = engine.snapshot()
         if len(view.dense) == 0:
             return {"role": "assistant", "error": EMPTY_INDEX}

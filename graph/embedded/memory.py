@@ -56,25 +56,45 @@ class MemoryGraphs:
         self._store = store
         self._lock = threading.Lock()
         self._tokens: _TokenGraph | None = None
+        self._loading: tuple[int, int] | None = None  # (version, min weight) being loaded
         self._chunks: _ChunkGraph | None = None
 
     def token_graph(self, min_weight: int | None = None) -> _TokenGraph:
         """Pinned to the version the last completed ingest published (as GDS projections
         are), so queries during a re-ingest keep using one whole graph. PPR runs on the
         edges of at least `min_weight` (None: whatever the cached graph prunes, for callers
-        that read only `adjacency`, which keeps every edge)."""
+        that read only `adjacency`, which keeps every edge). While one thread loads a newly
+        published version, the others keep answering from the graph they had (loading a
+        large collection's graph takes seconds)."""
         published = self._store.get_meta(PUBLISHED_KEY)
         version = int(published) if published else self._store.graph_version()
         with self._lock:
             current = self._tokens
             if min_weight is None:
                 min_weight = current.min_weight if current is not None else 1
-            if current is None or (current.version, current.min_weight) != (version, min_weight):
-                texts, adj = self._store.token_graph()
-                operator = PprOperator(_prune(adj, min_weight))
-                index = {t: i for i, t in enumerate(texts)}
-                self._tokens = _TokenGraph(version, min_weight, texts, index, operator, adj)
-            return self._tokens
+            wanted = (version, min_weight)
+            if current is not None and (current.version, current.min_weight) == wanted:
+                return current
+            if current is None or current.min_weight != min_weight:
+                self._tokens = self._load_tokens(*wanted)
+                return self._tokens
+            if self._loading == wanted:
+                return current  # another thread is loading the new version
+            self._loading = wanted
+        try:
+            loaded = self._load_tokens(*wanted)
+            with self._lock:
+                self._tokens = loaded
+            return loaded
+        finally:
+            with self._lock:
+                self._loading = None
+
+    def _load_tokens(self, version: int, min_weight: int) -> _TokenGraph:
+        texts, adj = self._store.token_graph()
+        operator = PprOperator(_prune(adj, min_weight))
+        index = {t: i for i, t in enumerate(texts)}
+        return _TokenGraph(version, min_weight, texts, index, operator, adj)
 
     def chunk_graph(self) -> _ChunkGraph:
         version = self._store.graph_version()

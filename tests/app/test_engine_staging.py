@@ -1,0 +1,102 @@
+"""A long-running engine moves to a newly published index only once it is warm: while the
+new version's structures are built (the bridge graph here, held up on purpose), questions
+answer from the version the engine had, without waiting; then the engine switches, and the
+first question on the new version finds its structures built."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from app.engine import Engine
+from app.ingest_service import ingest_once
+from app.retrieval import bridge_graph
+from app.settings import Settings
+from tests.conftest import fresh_collection
+
+pytestmark = pytest.mark.slow
+
+RIVERS = {
+    "p0": ("Silverrun", "The Silverrun river flows from Mount Kell into the Amber Sea."),
+    "p1": ("Mount Kell", "Mount Kell is the highest peak of the Grey Range, 3,112 metres high."),
+    "p2": ("Amber Sea", "The Amber Sea is a shallow inland sea; Port Veldt is its harbour."),
+}
+HARBOUR = ("Port Veldt", "Port Veldt is a harbour town whose lighthouse was built in 1871.")
+QUESTION = "When was the lighthouse of the harbour on the Amber Sea built?"
+
+
+def write_corpus(folder: Path, passages: dict[str, tuple[str, str]]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [json.dumps({"id": i, "title": t, "text": x}) for i, (t, x) in passages.items()]
+    (folder / "corpus.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def titles(engine: Engine) -> set[str]:
+    result = engine.snapshot().retriever("default").retrieve(QUESTION)
+    return {c.title for c in result.context}
+
+
+def test_a_new_index_is_used_once_warm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = Settings(
+        backend="embedded",
+        data_dir=tmp_path / "data",
+        collection=fresh_collection(),
+        retrieval={"refresh_wait_seconds": 0},
+    )
+    docs = write_corpus(tmp_path / "docs", RIVERS)
+    ingest_once(settings, docs)
+    engine = Engine(settings)
+    try:
+        assert "Port Veldt" not in titles(engine)  # the default mode is now in use
+        before = engine.version
+        write_corpus(tmp_path / "docs", {**RIVERS, "p3": HARBOUR})
+        ingest_once(settings, docs)
+
+        gate, builds = threading.Event(), []
+        real = bridge_graph.build_bridge_graph
+
+        def held_build(*args, **kwargs):  # type: ignore[no-untyped-def]
+            assert gate.wait(60), "the test never released the build"
+            builds.append(threading.current_thread().name)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(bridge_graph, "build_bridge_graph", held_build)
+        t0 = time.monotonic()
+        assert engine.refresh(background=True) is False
+        assert engine.version == before
+        assert "Port Veldt" not in titles(engine)  # answered from the previous version
+        assert time.monotonic() - t0 < 30 and not builds  # ... without waiting for the build
+
+        gate.set()
+        engine.wait_staged(60)
+        assert engine.version != before
+        assert builds == ["index-staging"]  # built once, off the request path
+        assert "Port Veldt" in titles(engine)
+        assert builds == ["index-staging"]  # the first question found it built
+    finally:
+        gate.set()
+        engine.close()
+
+
+def test_a_small_index_is_switched_to_before_answering(tmp_path: Path) -> None:
+    """Within `refresh_wait_seconds` the caller waits for the new version: a question
+    right after an ingest sees what was ingested."""
+    settings = Settings(
+        backend="embedded", data_dir=tmp_path / "data", collection=fresh_collection()
+    )
+    docs = write_corpus(tmp_path / "docs", RIVERS)
+    ingest_once(settings, docs)
+    engine = Engine(settings)
+    try:
+        assert "Port Veldt" not in titles(engine)
+        write_corpus(tmp_path / "docs", {**RIVERS, "p3": HARBOUR})
+        ingest_once(settings, docs)
+        assert engine.refresh(background=True) is True
+        assert "Port Veldt" in titles(engine)
+    finally:
+        engine.close()
