@@ -215,6 +215,13 @@ class Engine:
                     del self._derived[old]
             return value
 
+    def latest_derived(self, name: str, key: tuple[Any, ...]) -> Any:
+        """The newest structure `name` with these parameters built for any index version
+        (None if there is none): what a new version's structure can be derived from."""
+        with self._derived_lock:
+            found = [v for k, v in self._derived.items() if k[0] == name and k[3:] == key]
+        return found[-1][0] if found else None
+
     def require_index(self) -> None:
         if len(self.dense) == 0:
             raise EmptyIndex(

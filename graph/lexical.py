@@ -119,6 +119,14 @@ class LexicalIndex:
         index = self._term_index
         return [index[t] for t in tokens if t in index]
 
+    def postings(self, term_id: int) -> np.ndarray:
+        """Rows (chunk positions) of the chunks holding a term."""
+        start, end = self._csc.indptr[term_id], self._csc.indptr[term_id + 1]
+        return self._csc.indices[start:end]
+
+    def document_frequency(self, term_id: int) -> int:
+        return int(self._csc.indptr[term_id + 1] - self._csc.indptr[term_id])
+
     def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
         """BM25 score of every chunk for a tokenised query (rank-bm25 `get_scores`)."""
         return self.weighted_scores(Counter(query_tokens))

@@ -136,4 +136,3 @@ class BridgeRetriever(Retriever):
             )
             for i in order
         ]
-

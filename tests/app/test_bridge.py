@@ -116,6 +116,9 @@ def _graph(mentions: list[list[int]], titles: list[tuple[int, int]], n_names: in
         t,
         NameMatcher(set(names), 6),
         False,
+        {},
+        {},
+        {},
     )
 
 
@@ -285,3 +288,93 @@ def test_long_pages_get_the_passage_match(tmp_path: Path) -> None:
         assert _fusion(result).details["parts"] == [*settings.retrieval.default_parts, "hybrid"]
     finally:
         e.close()
+
+
+PEOPLE = ["Natalie Wood", "Lana Wood", "Maureen O'Hara", "Edmund Gwenn", "John Payne",
+          "Rosalind Russell", "Jack Hawkins", "Porter Hall", "Clara Bow", "Ida Lupino"]  # fmt: skip
+PLACES = ["Amber Sea", "Mount Kell", "Port Veldt", "Grey Range", "Silverrun", "New York City"]
+
+
+def _random_corpus(rng: np.random.Generator, n: int, start: int = 0) -> dict[str, dict]:
+    """Passages naming people and places, some titled by a name others mention."""
+    out = {}
+    for k in range(start, start + n):
+        who = rng.choice(PEOPLE, 3, replace=False)
+        where = rng.choice(PLACES, 2, replace=False)
+        title = str(rng.choice(PEOPLE + PLACES)) if rng.random() < 0.5 else f"Film {k}"
+        text = (
+            f"{who[0]} met {who[1]} near {where[0]} in {1900 + k}. Later {who[2]} travelled "
+            f"to {where[1]}; the {where[0].lower()} was calm. Film {k + 1} starred {who[1]}."
+        )
+        out[f"p{k}"] = {"id": f"p{k}", "title": title, "text": text}
+    return out
+
+
+def _same_graph(a: BridgeGraph, b: BridgeGraph) -> None:
+    assert a.chunk_ids == b.chunk_ids and a.names == b.names
+    for m in ("mentions", "titles"):  # the same arrays: the walk runs the same sums
+        x, y = getattr(a, m), getattr(b, m)
+        for part in ("indptr", "indices", "data"):
+            np.testing.assert_array_equal(getattr(x, part), getattr(y, part), err_msg=m)
+    assert a.gives == b.gives and a.givers == b.givers and a.doc_titles == b.doc_titles
+
+
+@pytest.mark.parametrize("capitalised", [True, False])
+def test_an_updated_graph_equals_a_fresh_build(tmp_path: Path, capitalised: bool) -> None:
+    """After random additions, removals, text and title changes, the graph derived from
+    the previous version's equals the one built from every chunk, and reads only the
+    chunks that changed."""
+    from app.retrieval.bridge_graph import build_bridge_graph, update_bridge_graph
+
+    rng = np.random.default_rng(7 if capitalised else 8)
+    docs = _random_corpus(rng, 80)
+    docs["pq"] = {"id": "pq", "title": "Kelp Stew", "text": "Kelp stew is a broth of seaweed."}
+    for k in ("p1", "p2"):  # a title the NER model does not tag in this sentence
+        docs[k] = {**docs[k], "text": docs[k]["text"] + " They ate Kelp Stew at noon."}
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    settings = Settings(backend="embedded", data_dir=tmp_path / "data", collection="bridge")
+    store = EmbeddedStore(store_path(settings))
+
+    def ingest() -> None:
+        (folder / "corpus.jsonl").write_text("\n".join(json.dumps(d) for d in docs.values()))
+        run_ingest(folder, store, settings.ingest, settings.algorithms, index_dir(settings))
+
+    ingest()
+    engine = Engine(settings, store=store)
+    try:
+        graph = bridge_graph(engine, 6, capitalised)
+        for round_ in range(4):
+            keys = sorted(set(docs) - {"pq", "p1", "p2"})
+            for k in rng.choice(keys, 2, replace=False):  # removed
+                del docs[str(k)]
+            docs.update(_random_corpus(rng, 3, start=100 + 10 * round_))  # added
+            k = str(rng.choice(sorted(docs)))
+            docs[k] = {**docs[k], "text": docs[k]["text"] + " Clara Bow sang at Grey Range."}
+            k = str(rng.choice(sorted(set(docs) - {"pq"})))
+            docs[k] = {**docs[k], "title": "Lana Wood" if docs[k]["title"] != "Lana Wood" else "X"}
+            if round_ == 3:  # a name no chunk gives any more, still in kept chunks' text
+                del docs["pq"]
+            ingest()
+            assert engine.refresh()
+            read: list[int] = []
+            real_get = store.get_chunks
+
+            def counting(ids, _real=real_get, _read=read):  # type: ignore[no-untyped-def]
+                _read.append(len(ids))
+                return _real(ids)
+
+            store.get_chunks = counting  # type: ignore[method-assign]
+            try:
+                updated = update_bridge_graph(graph, engine, 6)
+            finally:
+                store.get_chunks = real_get  # type: ignore[method-assign]
+            fresh = build_bridge_graph(engine, 6, capitalised)
+            _same_graph(updated, fresh)
+            assert sum(read) < len(fresh.chunk_ids)  # not every chunk was read again
+            assert bridge_graph(engine, 6, capitalised).names == fresh.names
+            if round_ == 3:  # the gone name left kept chunks too
+                assert "kelp stew" in graph.names and "kelp stew" not in fresh.names
+            graph = updated
+    finally:
+        engine.close()

@@ -58,14 +58,14 @@ def test_a_new_index_is_used_once_warm(tmp_path: Path, monkeypatch: pytest.Monke
         ingest_once(settings, docs)
 
         gate, builds = threading.Event(), []
-        real = bridge_graph.build_bridge_graph
+        real = bridge_graph.make_graph
 
         def held_build(*args, **kwargs):  # type: ignore[no-untyped-def]
             assert gate.wait(60), "the test never released the build"
             builds.append(threading.current_thread().name)
             return real(*args, **kwargs)
 
-        monkeypatch.setattr(bridge_graph, "build_bridge_graph", held_build)
+        monkeypatch.setattr(bridge_graph, "make_graph", held_build)
         t0 = time.monotonic()
         assert engine.refresh(background=True) is False
         assert engine.version == before
