@@ -41,6 +41,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -169,32 +170,17 @@ def measure(
     from app.progress import RichProgress
 
     with open_store(settings, rebuild=True) as store:
+        run = partial(
+            run_ingest, folder, store, settings.ingest, settings.algorithms, index_dir(settings)
+        )
         with timed() as ingest, RichProgress(Console(stderr=True)) as progress:
-            run_ingest(
-                folder,
-                store,
-                settings.ingest,
-                settings.algorithms,
-                index_dir(settings),
-                models=models,
-                progress=progress,
-                rebuild=True,
-            )
+            run(models=models, progress=progress, rebuild=True)
         corpus = folder / "2wiki" / "corpus.jsonl"
         original = edit_one_passage(corpus)
         with timed() as change:
-            run_ingest(
-                folder,
-                store,
-                settings.ingest,
-                settings.algorithms,
-                index_dir(settings),
-                models=models,
-            )
+            run(models=models)
         edit_one_passage(corpus, restore=original)
-        run_ingest(
-            folder, store, settings.ingest, settings.algorithms, index_dir(settings), models=models
-        )
+        run(models=models)
         status = store.status().as_dict()
     store_paths = [settings.collection_dir]
     if backend == "neo4j" and os.environ.get("NEO4J_RUN_DIR"):  # the whole database
