@@ -147,13 +147,16 @@ class Engine:
             if self._staging and self._staging[0][0].is_alive():
                 return self._staging[0]
             thread = threading.Thread(
-                target=self._load_and_warm, args=(key,), name="index-staging", daemon=True
+                target=self._load_and_warm,
+                args=(key, self._key),
+                name="index-staging",
+                daemon=True,
             )
             self._staging[:] = [(thread, time.monotonic())]
             thread.start()
             return self._staging[0]
 
-    def _load_and_warm(self, key: str) -> None:
+    def _load_and_warm(self, key: str, loaded: str | None) -> None:
         try:
             staged = copy.copy(self)  # the same store, models and derived cache
             staged._load(key)
@@ -163,6 +166,8 @@ class Engine:
             log.warning("could not load index version %s", key, exc_info=True)
             return
         with self._lock:
+            if self._key != loaded:  # a synchronous refresh moved on meanwhile: keep its
+                return
             for name in ("dense", "lexical", "utility", "indexed", "_vocab", "links", "_key"):
                 setattr(self, name, getattr(staged, name))
 
