@@ -43,7 +43,7 @@ from ingest.edges.maintain import pending, refresh_chunk_edges
 from ingest.embed import embedding_text, model_identity
 from ingest.identity import document_id
 from ingest.indexes import SearchIndexes, refresh_indexes
-from ingest.loaders import LoadedDocument, SkippedFile, scan
+from ingest.loaders import LoadedDocument, SkippedFile, UnchangedFile, scan
 from ingest.model_stamp import (
     ModelStamp,
     mark_changing,
@@ -54,6 +54,7 @@ from ingest.model_stamp import (
 from ingest.models import IngestModels
 from ingest.parallel import build_batches, vector_dimension
 from ingest.report import IngestReport, NoProgress, Progress, Skip, timed
+from ingest.scan_cache import FILE_NAME, ScanCache, cache_key
 from ingest.token_graph import cooccurrence_delta
 from ingest.tokens import Analyzer
 
@@ -103,14 +104,16 @@ def plan(
     root: Path,
     cfg_fp: str,
     collection: str,
+    unchanged_keys: Sequence[str] = (),
 ) -> Plan:
     """Compare what the scan found under `root` with the store's documents of the same
     collection. Only documents whose source lies under `root` can be removed, and documents
-    stored from a file that was skipped this time (unreadable, say) are kept."""
+    stored from a file that was skipped this time (unreadable, say) are kept.
+    `unchanged_keys` are documents of files the scan did not parse again (unchanged)."""
     to_index: list[tuple[str, LoadedDocument]] = []
     changed: set[str] = set()
-    unchanged = 0
-    seen: set[str] = set()
+    unchanged = len(unchanged_keys)
+    seen: set[str] = {document_id(collection, key) for key in unchanged_keys}
     for doc in loaded:
         doc_id = document_id(collection, doc.key)
         seen.add(doc_id)
@@ -219,26 +222,34 @@ def run_ingest(
     cfg_fp = config_fingerprint(cfg)
     if rebuild:
         store.clear()
+    scan_cache = ScanCache(
+        index_dir / FILE_NAME, cache_key(cfg_fp, cfg.max_file_bytes), store.collection
+    )
 
     with timed(report, "scan", time.perf_counter):
         progress.start("scan", None)
+        stored = store.documents()
         loaded: list[LoadedDocument] = []
         skipped: list[SkippedFile] = []
-        for item in scan(root, cfg.max_file_bytes, allowed_roots):
+        unchanged_files: list[UnchangedFile] = []
+        known = scan_cache.known(stored)
+        for item in scan(root, cfg.max_file_bytes, allowed_roots, known=known):
             if isinstance(item, SkippedFile):
                 skipped.append(item)
+            elif isinstance(item, UnchangedFile):
+                unchanged_files.append(item)
             else:
                 loaded.append(item)
             progress.advance("scan")
         progress.finish("scan")
-        stored = store.documents()
-        work = plan(loaded, skipped, stored, root, cfg_fp, store.collection)
+        cached_keys = [key for f in unchanged_files for key in f.keys]
+        work = plan(loaded, skipped, stored, root, cfg_fp, store.collection, cached_keys)
     report.skipped = [Skip(s.source, s.reason) for s in skipped]
     report.unchanged = work.unchanged
     report.changed = sorted(work.changed_ids)
     report.new = [d for d, _ in work.to_index if d not in work.changed_ids]
     report.removed = work.removed_ids
-    scanned = {document_id(store.collection, d.key) for d in loaded}
+    scanned = {document_id(store.collection, k) for k in [d.key for d in loaded] + cached_keys}
     change = plan_model_change(store, cfg.models, stored, scanned | set(work.removed_ids))
     # Snapshots of what each write removes, stored with it, for the incremental edge stage.
     journal = JournalWriter(store, stored)
@@ -286,6 +297,15 @@ def run_ingest(
             dimension = models.embedder.dimension
         write_stamp(store, ModelStamp.configured(cfg.models, dimension))
 
+    scan_cache.update(
+        root,
+        [(d, document_hash(d, cfg_fp)) for d in loaded],
+        unchanged_files,
+        store.documents(),
+        {d.source for d in loaded} | {f.source for f in unchanged_files},
+        [s.source for s in skipped],
+    )
+    scan_cache.save()
     refresh_derived(
         store, cfg, algorithms, index_dir, report, progress, analyzer=analyzer, force=rebuild
     )

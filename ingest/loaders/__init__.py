@@ -47,6 +47,7 @@ from ingest.loaders.types import (
     LoadedDocument,
     Section,
     SkippedFile,
+    UnchangedFile,
     document_hash,
     normalize_text,
 )
@@ -65,6 +66,7 @@ __all__ = [
     "LoadedDocument",
     "Section",
     "SkippedFile",
+    "UnchangedFile",
     "document_hash",
     "normalize_text",
     "parse_html",

@@ -46,6 +46,7 @@ class LoadedDocument:
     sections: list[Section]
     content_hash: str = field(default="")
     key: str = field(default="")
+    file_hash: str = field(default="")  # sha256 of the file's bytes, when the scan took it
 
     def __post_init__(self) -> None:
         if not self.content_hash:
@@ -56,6 +57,16 @@ class LoadedDocument:
     @property
     def text(self) -> str:
         return "\n\n".join(section.text for section in self.sections)
+
+
+@dataclass(slots=True)
+class UnchangedFile:
+    """A file whose bytes are those of an earlier scan whose documents the store still
+    holds as they were: it is not parsed again (`scan(known=...)`)."""
+
+    source: str
+    file_hash: str
+    keys: tuple[str, ...]
 
 
 @dataclass(slots=True)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from ingest.loaders.html import parse_html
@@ -13,7 +14,17 @@ from ingest.loaders.links import plain_section
 from ingest.loaders.markdown import parse_markdown
 from ingest.loaders.pdf import parse_pdf
 from ingest.loaders.text import decode_text, read_bytes
-from ingest.loaders.types import LoadedDocument, SkippedFile, make_document, normalize_text
+from ingest.loaders.types import (
+    LoadedDocument,
+    SkippedFile,
+    UnchangedFile,
+    make_document,
+    normalize_text,
+)
+
+# (file's absolute path, sha256 of its bytes) → the keys of its documents if an earlier
+# scan of the same bytes was ingested and the store still holds them unchanged, else None.
+Known = Callable[[str, str], Sequence[str] | None]
 
 SUPPORTED_EXTENSIONS: dict[str, str] = {
     ".txt": "text",
@@ -117,11 +128,17 @@ def scanned_sources(path: Path | str) -> list[Path]:
 
 
 def scan(
-    path: Path | str, max_file_bytes: int, allowed_roots: Sequence[Path] | None = None
-) -> Iterator[LoadedDocument | SkippedFile]:
+    path: Path | str,
+    max_file_bytes: int,
+    allowed_roots: Sequence[Path] | None = None,
+    known: Known | None = None,
+) -> Iterator[LoadedDocument | SkippedFile | UnchangedFile]:
     """Documents and skip reports for a file or folder (see the `ingest.loaders` docstring).
     With `allowed_roots`, a file whose real path (symbolic links resolved) lies outside all
     of them is skipped and reported, so a link inside an allowed folder cannot reach out.
+    With `known`, every file's bytes are hashed first (`LoadedDocument.file_hash`), and a
+    file `known` recognises is reported as `UnchangedFile` instead of being parsed: a
+    re-ingest of a large tree costs reading its bytes, not parsing every page again.
 
     Raises `FileNotFoundError` immediately (not on first iteration) if `path` is missing,
     and `ValueError` for a non-positive `max_file_bytes`.
@@ -130,7 +147,7 @@ def scan(
     _check_exists(path)
     if max_file_bytes < 1:
         raise ValueError("max_file_bytes must be positive")
-    return _scan(path, max_file_bytes, allowed_roots)
+    return _scan(path, max_file_bytes, allowed_roots, known)
 
 
 def _load_file(
@@ -184,9 +201,18 @@ def within(path: Path, roots: Sequence[Path]) -> bool:
     return any(real.is_relative_to(os.path.realpath(root)) for root in roots)
 
 
+def _file_hash(path: Path) -> str | None:
+    """sha256 of the file's bytes; None if it cannot be read (loading then says why)."""
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
 def _scan(
-    path: Path, limit: int, allowed_roots: Sequence[Path] | None
-) -> Iterator[LoadedDocument | SkippedFile]:
+    path: Path, limit: int, allowed_roots: Sequence[Path] | None, known: Known | None
+) -> Iterator[LoadedDocument | SkippedFile | UnchangedFile]:
     first_seen: dict[str, str] = {}
     for item in _candidates(path):
         if isinstance(item, SkippedFile):
@@ -196,11 +222,20 @@ def _scan(
         if allowed_roots is not None and not within(file_path, allowed_roots):
             yield SkippedFile(os.path.abspath(file_path), "outside the allowed ingest roots")
             continue
+        digest = _file_hash(file_path) if known is not None else None
+        if digest is not None and known is not None:
+            source = os.path.abspath(file_path)
+            keys = known(source, digest)
+            if keys:
+                first_seen.update((k, source) for k in keys)
+                yield UnchangedFile(source, digest, tuple(keys))
+                continue
         for result in _load_file(file_path, doc_id, limit):
             if isinstance(result, SkippedFile):
                 yield result
                 continue
             document, origin = result
+            document.file_hash = digest or ""
             earlier = first_seen.get(document.key)
             if earlier is not None:
                 reason = f"duplicate document id {document.id!r} (first loaded from {earlier})"
