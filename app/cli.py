@@ -285,6 +285,13 @@ def eval_(
         str | None,
         typer.Option(help="also answer: 'offline' (the LLM-free reader) adds EM, F1, answer_hit"),
     ] = None,
+    distractors: Annotated[
+        Path | None,
+        typer.Option(
+            help="another dataset folder whose corpus is indexed beside this one's "
+            "(a mixed collection); only this dataset's questions are asked"
+        ),
+    ] = None,
 ) -> None:
     """Recall@2/5/10, MRR, answer@5, context size and latency per mode on a QA set: a
     corpus.jsonl of passages, or a folder of pages (a documentation tree)."""
@@ -296,6 +303,7 @@ def eval_(
         ablation_overrides(no_bm25, centrality, no_rerank, hops, beta, th, budget),
     )
     dataset = Dataset.load(dataset_dir, limit)
+    mixed_in = Dataset.load(distractors) if distractors is not None else None
     with RichProgress(err) as progress:
         report = run_eval(
             settings,
@@ -303,6 +311,7 @@ def eval_(
             [m.strip() for m in modes.split(",") if m.strip()],
             progress=progress,
             answer=answer,
+            distractors=mixed_in,
         )
     if json_path:
         json_path.parent.mkdir(parents=True, exist_ok=True)

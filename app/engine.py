@@ -20,6 +20,7 @@ import copy
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from functools import cached_property
 from typing import Any, TypeVar
@@ -180,6 +181,13 @@ class Engine:
         """Indexed chunks per document of the loaded index (1.2 on the Wikipedia-passage
         sets, 37 on sqlite-docs' pages): how long this corpus's documents are."""
         return len(self.indexed) / max(len(self.links.title), 1)
+
+    def document_sizes(self) -> Counter[str]:
+        """Indexed chunks of each document: how long the pages a question reaches are
+        (a collection may mix long pages with short passages)."""
+        return self.derived(
+            "document_sizes", (), lambda: Counter(doc_id_of(c) for c in self.dense.ids)
+        )
 
     def snapshot(self) -> Engine:
         """A view of this engine pinned to the index loaded now: the same store and models,

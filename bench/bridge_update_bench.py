@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import json
 import statistics
 import sys
 import time
@@ -44,10 +43,11 @@ def timed(fn, repeat: int) -> tuple[float, float, object]:  # type: ignore[no-un
 
 
 def main() -> None:
+    from json_out import emit
+
     from app.engine import Engine
     from app.retrieval.bridge_graph import build_bridge_graph, update_bridge_graph
     from app.settings import Settings
-    from json_out import emit
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--collection", required=True)

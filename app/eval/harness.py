@@ -152,20 +152,32 @@ def offline_answerer(engine: Engine) -> Callable[[str, Any], str]:
 ANSWERERS: dict[str, Callable[[Engine], Callable[[str, Any], str]]] = {"offline": offline_answerer}
 
 
-def eval_collection(settings: Settings, dataset: Dataset) -> str:
-    """`eval-<dataset>` (plus the ingest configuration's fingerprint when it is not the
-    default one, so ablations of index-time settings keep their own index)."""
-    base = re.sub(r"[^a-z0-9_-]+", "-", dataset.directory.name.lower()).strip("-_") or "dataset"
-    name = f"eval-{base}"[:48]
+def eval_collection(
+    settings: Settings, dataset: Dataset, distractors: Dataset | None = None
+) -> str:
+    """`eval-<dataset>` (`eval-mix-<a>-<b>` when two corpora are mixed, named in sorted
+    order so that each dataset's questions run against the same index; plus the ingest
+    configuration's fingerprint when it is not the default one, so ablations of
+    index-time settings keep their own index)."""
+
+    def slug(d: Dataset) -> str:
+        return re.sub(r"[^a-z0-9_-]+", "-", d.directory.name.lower()).strip("-_") or "dataset"
+
+    if distractors is None:
+        name = f"eval-{slug(dataset)}"[:48]
+    else:
+        name = "eval-mix-" + "-".join(sorted(slug(d)[:19] for d in (dataset, distractors)))
     fingerprint = config_fingerprint(settings.ingest)
     if fingerprint != config_fingerprint(IngestConfig()):
         name = f"{name}-{fingerprint[:8]}"
     return check_collection(name)
 
 
-def eval_settings(settings: Settings, dataset: Dataset) -> Settings:
+def eval_settings(
+    settings: Settings, dataset: Dataset, distractors: Dataset | None = None
+) -> Settings:
     """The evaluation's own collection: it indexes there and touches nothing else."""
-    return settings.for_collection(eval_collection(settings, dataset))
+    return settings.for_collection(eval_collection(settings, dataset, distractors))
 
 
 def gold_document_ids(settings: Settings, dataset: Dataset, gold: Sequence[str]) -> list[str]:
@@ -177,31 +189,41 @@ def gold_document_ids(settings: Settings, dataset: Dataset, gold: Sequence[str])
     return [document_id(settings.collection, passage_key(str(root), g)) for g in gold]
 
 
-def ensure_index(settings: Settings, dataset: Dataset, progress: Progress) -> float:
-    """Index the corpus into the evaluation's collection unless it already holds exactly
-    this dataset (same corpus file and content, same ingest configuration); returns the
-    seconds indexing took when it was built, possibly by an earlier run. A collection
-    holding anything else is rebuilt — only that collection."""
+def ensure_index(
+    settings: Settings,
+    dataset: Dataset,
+    progress: Progress,
+    distractors: Dataset | None = None,
+) -> float:
+    """Index the corpus (and the distractors' corpus beside it) into the evaluation's
+    collection unless it already holds exactly this (same corpus files and content, same
+    ingest configuration); returns the seconds indexing took when it was built, possibly
+    by an earlier run. A collection holding anything else is rebuilt — only that
+    collection."""
+    corpora = [dataset] if distractors is None else [dataset, distractors]
+    corpora.sort(key=lambda d: eval_collection(settings, d))  # either order: one index
     key = (
-        f"{dataset.name}:{dataset.corpus.resolve()}:{dataset.content_hash()}:"
-        f"{config_fingerprint(settings.ingest)}"
+        "|".join(f"{d.name}:{d.corpus.resolve()}:{d.content_hash()}" for d in corpora)
+        + f":{config_fingerprint(settings.ingest)}"
     )
     with collection_writer(settings) as store:
         if store.get_meta("eval_dataset") == key and store.get_meta("eval_index_seconds"):
-            run_ingest(  # a no-op unless a derived stage is stale (e.g. newer edge builders)
-                dataset.corpus, store, settings.ingest, settings.algorithms, index_dir(settings)
-            )
+            for d in corpora:  # a no-op unless a derived stage is stale (newer edge builders)
+                run_ingest(
+                    d.corpus, store, settings.ingest, settings.algorithms, index_dir(settings)
+                )
             return float(store.get_meta("eval_index_seconds") or 0.0)
         t0 = time.perf_counter()
-        run_ingest(
-            dataset.corpus,
-            store,
-            settings.ingest,
-            settings.algorithms,
-            index_dir(settings),
-            progress=progress,
-            rebuild=True,
-        )
+        for n, d in enumerate(corpora):
+            run_ingest(
+                d.corpus,
+                store,
+                settings.ingest,
+                settings.algorithms,
+                index_dir(settings),
+                progress=progress,
+                rebuild=n == 0,
+            )
         seconds = round(time.perf_counter() - t0, 2)
         store.set_meta("eval_index_seconds", str(seconds))
         store.set_meta("eval_dataset", key)
@@ -216,14 +238,17 @@ def run_eval(
     progress: Progress | None = None,
     answerer: Callable[[str, Any], str] | None = None,
     answer: str | None = None,
+    distractors: Dataset | None = None,
 ) -> dict[str, Any]:
     """`answer` names a built-in answerer ("offline": the reader's short answer); a custom
-    `answerer(question, result) -> str` wins over it."""
+    `answerer(question, result) -> str` wins over it. `distractors`: another dataset whose
+    corpus is indexed beside this one's (its questions are not asked), the way a user's
+    collection mixes kinds of documents."""
     if answer is not None and answer not in ANSWERERS:
         raise NeoragError(f"unknown answerer {answer!r}; choose from {', '.join(ANSWERERS)}")
     progress = progress or NoProgress()
-    settings = eval_settings(settings, dataset)
-    index_seconds = ensure_index(settings, dataset, progress)
+    settings = eval_settings(settings, dataset, distractors)
+    index_seconds = ensure_index(settings, dataset, progress, distractors)
     engine = Engine(settings)
     results: dict[str, Any] = {}
     try:
@@ -272,6 +297,9 @@ def run_eval(
         "backend": settings.backend,
         "collection": settings.collection,
         "questions": len(dataset.questions),
+        "distractors": distractors.name if distractors is not None else None,
+        "documents": len(engine.links.title),
+        "chunks": len(engine.indexed),
         "index_seconds": index_seconds,
         "results": results,
     }

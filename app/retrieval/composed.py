@@ -15,6 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from app.engine import doc_id_of
 from app.retrieval.base import Query, RetrievalResult, Retriever, ScoredChunk, Trace
 from app.retrieval.baselines import HybridRetriever
 from app.retrieval.bridge import BridgeRetriever
@@ -94,22 +97,11 @@ class DefaultRetriever(Retriever):
         part.cfg = self.cfg  # UI overrides apply to every part
         return part
 
-    def parts(self, trace: Trace | None = None) -> tuple[str, ...]:
-        """The configured parts, plus `hybrid` when the corpus's documents are long: there
-        the graph walks find the right page (page recall at least hybrid's on sqlite-docs)
-        but not the passage inside it that answers, which the query's own dense and BM25
-        match does (README, Results). Decided from the index, not from a user's flag."""
+    def parts(self) -> tuple[str, ...]:
+        """The configured parts, and `hybrid` when passage match is on or may join."""
         parts = tuple(self.cfg.default_parts)
-        mode = self.cfg.passage_match
-        per_document = self.engine.chunks_per_document()
-        wanted = mode == "on" or (mode == "auto" and per_document >= self.cfg.passage_match_chunks)
-        if wanted and "hybrid" not in parts:
+        if self.cfg.passage_match != "off" and "hybrid" not in parts:
             parts += ("hybrid",)
-            if trace is not None:
-                trace.notes.append(
-                    f"passage match: hybrid joins the fusion ({per_document:.1f} chunks per "
-                    f"document, passage_match={mode})"
-                )
         return parts
 
     def warm(self) -> None:
@@ -117,16 +109,53 @@ class DefaultRetriever(Retriever):
             self._part(name).warm()
 
     def _retrieve(self, query: Query, trace: Trace, k: int) -> list[ScoredChunk]:
+        parts = tuple(self.cfg.default_parts)
         rankings = {
             name: [(s.chunk_id, s.score) for s in self._part(name)._retrieve(query, trace, k)]
-            for name in self.parts(trace)
+            for name in parts
         }
+        if "hybrid" not in parts and self._passage_match(rankings, trace, k):
+            hybrid = self._part("hybrid")._retrieve(query, trace, k)
+            rankings["hybrid"] = [(s.chunk_id, s.score) for s in hybrid]
         with trace.step("fusion", method="rrf", k=self.cfg.fusion.rrf_k, parts=list(rankings)):
-            return rrf(
-                {name: ranking[:FUSION_DEPTH] for name, ranking in rankings.items()},
-                self.cfg.fusion.rrf_k,
-                self.cfg.default_weights,
-            )
+            return self._fuse(rankings)
+
+    def _fuse(self, rankings: dict[str, list[tuple[str, float]]]) -> list[ScoredChunk]:
+        return rrf(
+            {name: ranking[:FUSION_DEPTH] for name, ranking in rankings.items()},
+            self.cfg.fusion.rrf_k,
+            self.cfg.default_weights,
+        )
+
+    def _passage_match(
+        self, rankings: dict[str, list[tuple[str, float]]], trace: Trace, k: int
+    ) -> bool:
+        """Whether `hybrid` joins this question's fusion: when the graph parts' first `k`
+        chunks mostly come from long documents. There the graph walks find the right page
+        (page recall at least hybrid's on sqlite-docs) but not the passage inside it that
+        answers, which the question's own dense and BM25 match does (README, Results); on
+        short passages hybrid only adds distractors. Decided per question, from the pages
+        this question reaches, so a collection that mixes long pages with short passages
+        gets each where it helps, and no user flag is needed."""
+        mode = self.cfg.passage_match
+        if mode == "off":
+            return False
+        if mode == "on":
+            trace.notes.append("passage match: hybrid joins the fusion (passage_match=on)")
+            return True
+        sizes = self.engine.document_sizes()
+        top = [sizes.get(doc_id_of(s.chunk_id), 1) for s in self._fuse(rankings)[:k]]
+        if not top:
+            return False
+        median = float(np.median(top))
+        if median < self.cfg.passage_match_chunks:
+            return False
+        trace.notes.append(
+            f"passage match: hybrid joins the fusion (the graph's top {len(top)} chunks come "
+            f"from documents of {median:.0f} chunks, median; threshold "
+            f"{self.cfg.passage_match_chunks:g})"
+        )
+        return True
 
     def _finish(self, query: Query, result: RetrievalResult) -> None:
         if "literag" in self.parts():

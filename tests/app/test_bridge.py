@@ -249,12 +249,12 @@ def _fusion(result: RetrievalResult) -> TraceStep:
 
 def test_passage_match_joins_only_on_long_documents(engine: Engine) -> None:
     """One passage per document (this corpus): the parts as configured. Forced on, or a
-    threshold below the corpus's chunks per document: hybrid joins, and the trace says so."""
+    threshold at the reached documents' length: hybrid joins, and the trace says so."""
     assert engine.chunks_per_document() < engine.settings.retrieval.passage_match_chunks
     assert "hybrid" not in _fusion(engine.retriever("default").retrieve(QUESTION)).details["parts"]
     for override in (
         {"retrieval.passage_match": "on"},
-        {"retrieval.passage_match_chunks": engine.chunks_per_document()},
+        {"retrieval.passage_match_chunks": 1.0},
     ):
         e = Engine(with_overrides(engine.settings, override), store=engine.store)
         result = e.retriever("default").retrieve(QUESTION)
@@ -269,6 +269,9 @@ LONG_PAGE_WORDS = "the writer thread copies pages from the log into the database
 
 
 def test_long_pages_get_the_passage_match(tmp_path: Path) -> None:
+    """A collection mixing long pages with one-paragraph notes: a question reaching the
+    pages gets the passage match, one reaching the notes does not (decided per question,
+    not from the collection's average)."""
     words = LONG_PAGE_WORDS.split()
     pages = tmp_path / "pages"
     pages.mkdir()
@@ -278,14 +281,22 @@ def test_long_pages_get_the_passage_match(tmp_path: Path) -> None:
             for i in range(6)
         ]
         (pages / f"page{n}.md").write_text(f"# {topic}\n\n" + "\n\n".join(sections) + "\n")
+    for n, person in enumerate(PEOPLE):
+        (pages / f"note{n}.md").write_text(
+            f"# {person}\n\n{person} starred in a film shot near {PLACES[n % len(PLACES)]}.\n"
+        )
     settings = Settings(data_dir=tmp_path / "data")
     with EmbeddedStore(store_path(settings)) as store:
         run_ingest(pages, store, settings.ingest, settings.algorithms, index_dir(settings))
     e = Engine(settings)
     try:
-        assert e.chunks_per_document() >= settings.retrieval.passage_match_chunks
-        result = e.retriever("default").retrieve("when does the writer copy pages into the file?")
+        assert e.chunks_per_document() < settings.retrieval.passage_match_chunks
+        default = e.retriever("default")
+        result = default.retrieve("when does the writer copy pages into the file?")
         assert _fusion(result).details["parts"] == [*settings.retrieval.default_parts, "hybrid"]
+        assert any("passage match" in n for n in result.trace.notes)
+        result = default.retrieve("Which film did Clara Bow star in near Port Veldt?")
+        assert _fusion(result).details["parts"] == list(settings.retrieval.default_parts)
     finally:
         e.close()
 

@@ -69,3 +69,39 @@ def test_a_folder_dataset_needs_gold_pages(tmp_path: Path) -> None:
     (data / "questions.jsonl").write_text(json.dumps({"id": "x", "question": "q?"}) + "\n")
     with pytest.raises(Exception, match="needs question and gold_pages"):
         Dataset.load(data)
+
+
+def test_distractors_are_indexed_beside_the_corpus_in_a_collection_of_their_own(
+    tmp_path: Path,
+) -> None:
+    """`--distractors`: the other dataset's corpus shares the collection (so its documents
+    compete in the ranking), only this dataset's questions are asked, and the plain
+    evaluation's collection is left as it was."""
+    data = tmp_path / "kelp-docs"
+    for name, text in PAGES.items():
+        (data / "pages" / name).parent.mkdir(parents=True, exist_ok=True)
+        (data / "pages" / name).write_text(text, encoding="utf-8")
+    (data / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
+    other = tmp_path / "notes"
+    other.mkdir()
+    passages = [
+        {"id": f"n{i}", "title": f"Note {i}", "text": f"Note {i} says the cache is emptied daily."}
+        for i in range(6)
+    ]
+    (other / "corpus.jsonl").write_text("".join(json.dumps(p) + "\n" for p in passages))
+    (other / "questions.jsonl").write_text(
+        json.dumps({"id": "o", "question": "When is it emptied?", "gold_ids": ["n0"]}) + "\n"
+    )
+    settings = Settings(data_dir=tmp_path / "store")
+    plain = run_eval(settings, Dataset.load(data), ["hybrid"])
+    mixed = run_eval(settings, Dataset.load(data), ["hybrid"], distractors=Dataset.load(other))
+    assert plain["collection"] == "eval-kelp-docs" and plain["documents"] == 3
+    assert mixed["collection"] == "eval-mix-kelp-docs-notes"
+    assert mixed["distractors"] == "notes" and mixed["documents"] == 3 + 6
+    assert mixed["questions"] == len(QUESTIONS)
+    assert mixed["results"]["hybrid"]["recall@2"] == 100.0
+    again = run_eval(settings, Dataset.load(data), ["hybrid"])  # untouched, not re-indexed
+    assert again["documents"] == 3 and again["index_seconds"] == plain["index_seconds"]
+    reverse = run_eval(settings, Dataset.load(other), ["hybrid"], distractors=Dataset.load(data))
+    assert reverse["collection"] == mixed["collection"]  # the same index, not built again
+    assert reverse["index_seconds"] == mixed["index_seconds"] and reverse["documents"] == 9
