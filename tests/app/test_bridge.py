@@ -278,7 +278,7 @@ def test_long_pages_get_the_passage_match(tmp_path: Path) -> None:
     for n, topic in enumerate(("Checkpoints", "Journal modes")):
         sections = [
             f"## {topic} part {i}\n\n" + " ".join(words[(i + j) % len(words)] for j in range(160))
-            for i in range(6)
+            for i in range(14)
         ]
         (pages / f"page{n}.md").write_text(f"# {topic}\n\n" + "\n\n".join(sections) + "\n")
     for n, person in enumerate(PEOPLE):
