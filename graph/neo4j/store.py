@@ -87,7 +87,10 @@ class Neo4jStore(GraphStore):
 
     # ---- plumbing --------------------------------------------------------------------
     def read(self, query: str, /, **params: Any) -> list[dict[str, Any]]:
-        """Run the named cypher/ file in a read transaction (`$collection` is this store's)."""
+        """Run the named cypher/ file in a read transaction (`$collection` is this store's).
+        Rows are plain dicts of the returned values: every named query returns properties
+        and aggregates, never nodes, so `Record.data()`'s deep copy (5 of 6.5 s reading
+        10k chunks with their embeddings) is not needed."""
         try:
             records, _, _ = self.driver.execute_query(
                 cypher.load(query),
@@ -97,7 +100,7 @@ class Neo4jStore(GraphStore):
             )
         except Exception as exc:
             raise translate(exc, self.cfg) from None
-        return [r.data() for r in records]
+        return [dict(r) for r in records]
 
     def write(self, query: str, /, **params: Any) -> list[dict[str, Any]]:
         try:
