@@ -177,11 +177,6 @@ class Engine:
         for thread, _ in list(self._staging):
             thread.join(timeout)
 
-    def chunks_per_document(self) -> float:
-        """Indexed chunks per document of the loaded index (1.2 on the Wikipedia-passage
-        sets, 37 on sqlite-docs' pages): how long this corpus's documents are."""
-        return len(self.indexed) / max(len(self.links.title), 1)
-
     def document_sizes(self) -> Counter[str]:
         """Indexed chunks of each document: how long the pages a question reaches are
         (a collection may mix long pages with short passages)."""

@@ -152,6 +152,11 @@ def offline_answerer(engine: Engine) -> Callable[[str, Any], str]:
 ANSWERERS: dict[str, Callable[[Engine], Callable[[str, Any], str]]] = {"offline": offline_answerer}
 
 
+def _slug(dataset: Dataset) -> str:
+    name = dataset.directory.name.lower()
+    return re.sub(r"[^a-z0-9_-]+", "-", name).strip("-_") or "dataset"
+
+
 def eval_collection(
     settings: Settings, dataset: Dataset, distractors: Dataset | None = None
 ) -> str:
@@ -159,14 +164,10 @@ def eval_collection(
     order so that each dataset's questions run against the same index; plus the ingest
     configuration's fingerprint when it is not the default one, so ablations of
     index-time settings keep their own index)."""
-
-    def slug(d: Dataset) -> str:
-        return re.sub(r"[^a-z0-9_-]+", "-", d.directory.name.lower()).strip("-_") or "dataset"
-
     if distractors is None:
-        name = f"eval-{slug(dataset)}"[:48]
+        name = f"eval-{_slug(dataset)}"[:48]
     else:
-        name = "eval-mix-" + "-".join(sorted(slug(d)[:19] for d in (dataset, distractors)))
+        name = "eval-mix-" + "-".join(sorted(_slug(d)[:19] for d in (dataset, distractors)))
     fingerprint = config_fingerprint(settings.ingest)
     if fingerprint != config_fingerprint(IngestConfig()):
         name = f"{name}-{fingerprint[:8]}"
@@ -201,7 +202,7 @@ def ensure_index(
     by an earlier run. A collection holding anything else is rebuilt — only that
     collection."""
     corpora = [dataset] if distractors is None else [dataset, distractors]
-    corpora.sort(key=lambda d: eval_collection(settings, d))  # either order: one index
+    corpora.sort(key=_slug)  # either order: one index
     key = (
         "|".join(f"{d.name}:{d.corpus.resolve()}:{d.content_hash()}" for d in corpora)
         + f":{config_fingerprint(settings.ingest)}"

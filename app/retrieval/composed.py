@@ -13,9 +13,8 @@
 
 from __future__ import annotations
 
+import statistics
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from app.engine import doc_id_of
 from app.retrieval.base import Query, RetrievalResult, Retriever, ScoredChunk, Trace
@@ -114,11 +113,15 @@ class DefaultRetriever(Retriever):
             name: [(s.chunk_id, s.score) for s in self._part(name)._retrieve(query, trace, k)]
             for name in parts
         }
-        if "hybrid" not in parts and self._passage_match(rankings, trace, k):
-            hybrid = self._part("hybrid")._retrieve(query, trace, k)
-            rankings["hybrid"] = [(s.chunk_id, s.score) for s in hybrid]
+        fused: list[ScoredChunk] | None = None
+        if "hybrid" not in parts and self.cfg.passage_match != "off":
+            fused = self._fuse(rankings)  # the graph parts' own ranking decides
+            if self._passage_match(fused[:k], trace):
+                hybrid = self._part("hybrid")._retrieve(query, trace, k)
+                rankings["hybrid"] = [(s.chunk_id, s.score) for s in hybrid]
+                fused = None
         with trace.step("fusion", method="rrf", k=self.cfg.fusion.rrf_k, parts=list(rankings)):
-            return self._fuse(rankings)
+            return fused if fused is not None else self._fuse(rankings)
 
     def _fuse(self, rankings: dict[str, list[tuple[str, float]]]) -> list[ScoredChunk]:
         return rrf(
@@ -127,27 +130,21 @@ class DefaultRetriever(Retriever):
             self.cfg.default_weights,
         )
 
-    def _passage_match(
-        self, rankings: dict[str, list[tuple[str, float]]], trace: Trace, k: int
-    ) -> bool:
-        """Whether `hybrid` joins this question's fusion: when the graph parts' first `k`
-        chunks mostly come from long documents. There the graph walks find the right page
-        (page recall at least hybrid's on sqlite-docs) but not the passage inside it that
-        answers, which the question's own dense and BM25 match does (README, Results); on
-        short passages hybrid only adds distractors. Decided per question, from the pages
-        this question reaches, so a collection that mixes long pages with short passages
-        gets each where it helps, and no user flag is needed."""
-        mode = self.cfg.passage_match
-        if mode == "off":
-            return False
-        if mode == "on":
+    def _passage_match(self, top: list[ScoredChunk], trace: Trace) -> bool:
+        """Whether `hybrid` joins this question's fusion: when the graph parts' first
+        chunks (`top`) mostly come from long documents. There the graph walks find the
+        right page (page recall at least hybrid's on sqlite-docs) but not the passage inside
+        it that answers, which the question's own dense and BM25 match does (README,
+        Results); on short passages hybrid only adds distractors. Decided per question, from
+        the pages this question reaches, so a collection that mixes long pages with short
+        passages gets each where it helps, and no user flag is needed."""
+        if self.cfg.passage_match == "on":
             trace.notes.append("passage match: hybrid joins the fusion (passage_match=on)")
             return True
-        sizes = self.engine.document_sizes()
-        top = [sizes.get(doc_id_of(s.chunk_id), 1) for s in self._fuse(rankings)[:k]]
         if not top:
             return False
-        median = float(np.median(top))
+        sizes = self.engine.document_sizes()
+        median = statistics.median(sizes.get(doc_id_of(s.chunk_id), 1) for s in top)
         if median < self.cfg.passage_match_chunks:
             return False
         trace.notes.append(

@@ -247,10 +247,16 @@ def _fusion(result: RetrievalResult) -> TraceStep:
     return [s for s in result.trace.steps if s.name == "fusion"][-1]
 
 
+def _chunks_per_document(engine: Engine) -> float:
+    """The collection's average: what the passage match was once decided from."""
+    sizes = engine.document_sizes()
+    return sum(sizes.values()) / len(sizes)
+
+
 def test_passage_match_joins_only_on_long_documents(engine: Engine) -> None:
     """One passage per document (this corpus): the parts as configured. Forced on, or a
     threshold at the reached documents' length: hybrid joins, and the trace says so."""
-    assert engine.chunks_per_document() < engine.settings.retrieval.passage_match_chunks
+    assert _chunks_per_document(engine) < engine.settings.retrieval.passage_match_chunks
     assert "hybrid" not in _fusion(engine.retriever("default").retrieve(QUESTION)).details["parts"]
     for override in (
         {"retrieval.passage_match": "on"},
@@ -290,7 +296,7 @@ def test_long_pages_get_the_passage_match(tmp_path: Path) -> None:
         run_ingest(pages, store, settings.ingest, settings.algorithms, index_dir(settings))
     e = Engine(settings)
     try:
-        assert e.chunks_per_document() < settings.retrieval.passage_match_chunks
+        assert _chunks_per_document(e) < settings.retrieval.passage_match_chunks
         default = e.retriever("default")
         result = default.retrieve("when does the writer copy pages into the file?")
         assert _fusion(result).details["parts"] == [*settings.retrieval.default_parts, "hybrid"]

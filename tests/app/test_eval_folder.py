@@ -105,3 +105,28 @@ def test_distractors_are_indexed_beside_the_corpus_in_a_collection_of_their_own(
     reverse = run_eval(settings, Dataset.load(other), ["hybrid"], distractors=Dataset.load(data))
     assert reverse["collection"] == mixed["collection"]  # the same index, not built again
     assert reverse["index_seconds"] == mixed["index_seconds"] and reverse["documents"] == 9
+
+
+def test_eval_refuses_a_distractors_folder_that_is_not_a_dataset(tmp_path: Path) -> None:
+    """A one-line error, exit 2, and nothing indexed: both datasets load before any ingest."""
+    from typer.testing import CliRunner
+
+    from app import cli
+
+    data = tmp_path / "kelp-docs"
+    for name, text in PAGES.items():
+        (data / "pages" / name).parent.mkdir(parents=True, exist_ok=True)
+        (data / "pages" / name).write_text(text, encoding="utf-8")
+    (data / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
+    (tmp_path / "empty").mkdir()
+    store = tmp_path / "store"
+    result = CliRunner().invoke(
+        cli.app,
+        ["eval", str(data), "--distractors", str(tmp_path / "empty"), "--backend", "embedded"],
+        env={"NEORAG_DATA_DIR": str(store)},
+    )
+    assert result.exit_code == 2
+    message = result.output.strip()
+    assert "needs corpus.jsonl (or pages/) and questions.jsonl" in message
+    assert len(message.splitlines()) == 1
+    assert not store.exists()
