@@ -405,7 +405,7 @@ def api(
     host: Annotated[str | None, typer.Option(help="address (default 127.0.0.1)")] = None,
     port: Annotated[int | None, typer.Option(min=1, max=65535, help="port (default 8000)")] = None,
     workers: Annotated[
-        int | None, typer.Option(min=1, max=64, help="worker processes (default 2)")
+        int | None, typer.Option(min=1, max=64, help="query processes (default 2)")
     ] = None,
     backend: BackendOpt = None,
     collection: CollectionOpt = None,

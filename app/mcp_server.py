@@ -17,8 +17,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from app import service
 from app.cypher_service import run_cypher
+from app.queries import LocalQueries, Queries
 from app.retrieval import mode_names
-from app.service import EnginePool, QueryOptions
+from app.service import QueryOptions
 from app.settings import Settings, load_settings
 from graph.errors import NeoragError
 
@@ -45,7 +46,7 @@ def bound(settings: Settings, collection: str | None) -> Settings:
     return settings if collection is None else settings.for_collection(collection)
 
 
-def build_server(pool: EnginePool, settings: Settings) -> MCPServer:
+def build_server(queries: Queries, settings: Settings) -> MCPServer:
     server: MCPServer = MCPServer(name="neorag", instructions=INSTRUCTIONS, log_level="WARNING")
     max_chars = settings.api.max_question_chars
 
@@ -57,8 +58,7 @@ def build_server(pool: EnginePool, settings: Settings) -> MCPServer:
         collection: str | None = None,
     ) -> dict[str, Any]:
         found = _run(
-            service.retrieve,
-            pool,
+            queries.retrieve,
             _run(bound, settings, collection),
             question,
             QueryOptions(mode=mode, top_k=top_k),
@@ -86,8 +86,7 @@ def build_server(pool: EnginePool, settings: Settings) -> MCPServer:
     @server.tool(description="A cited answer to a question; citations [n] name passages.")
     def ask(question: str, mode: str = "default", collection: str | None = None) -> dict[str, Any]:
         asked = _run(
-            service.ask,
-            pool,
+            queries.ask,
             _run(bound, settings, collection),
             question,
             QueryOptions(mode=mode),
@@ -107,7 +106,7 @@ def build_server(pool: EnginePool, settings: Settings) -> MCPServer:
 
     @server.tool(description="One passage (chunk) in full, by the chunk id search returned.")
     def get_chunk(chunk_id: str, collection: str | None = None) -> dict[str, Any]:
-        return _run(service.get_chunk, pool, _run(bound, settings, collection), chunk_id)
+        return _run(queries.get_chunk, _run(bound, settings, collection), chunk_id)  # type: ignore[no-any-return]
 
     @server.tool(description="A collection's documents, chunks, edges and recent ingest runs.")
     def status(collection: str | None = None) -> dict[str, Any]:
@@ -127,8 +126,8 @@ def build_server(pool: EnginePool, settings: Settings) -> MCPServer:
 def serve_stdio(settings: Settings | None = None) -> None:
     """`neorag mcp`: the tools over stdin/stdout until the client closes them."""
     settings = settings or load_settings()
-    pool = EnginePool()
+    queries = LocalQueries()
     try:
-        build_server(pool, settings).run("stdio")
+        build_server(queries, settings).run("stdio")
     finally:
-        pool.close()
+        queries.close()

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import cypher
-from app.answer import Answer, answer, parse_generation, stream
+from app.answer import Answer, answer, generate, parse_generation, stream
 from app.engine import Engine
 from app.llm import chat_model
 from app.overrides import with_overrides
@@ -132,12 +132,17 @@ class EnginePool:
 
 @dataclass(slots=True)
 class Retrieved:
-    """A retrieval with what answered it: the engine view and its index version."""
+    """A retrieval with what answered it: the engine view and its index version. `engine`
+    is None once the retrieval has left the process that made it (app/query_processes.py)."""
 
     result: RetrievalResult
-    engine: Engine
+    engine: Engine | None
     collection: str
     index_version: str | None
+
+    def detached(self) -> Retrieved:
+        """The same retrieval without its engine view (to send to another process)."""
+        return Retrieved(self.result, None, self.collection, self.index_version)
 
 
 def retrieve(
@@ -248,6 +253,9 @@ class Asked:
         out["usage"] = self.usage
         return out
 
+    def detached(self) -> Asked:
+        return Asked(self.found.detached(), self.answer, self.usage)
+
 
 def ask(
     pool: EnginePool,
@@ -258,26 +266,41 @@ def ask(
     max_chars: int | None = None,
 ) -> Asked:
     found = retrieve(pool, settings, question, options, max_chars=max_chars)
-    ans = answer(found.engine, found.result, chat_model(settings))
+    return answer_retrieved(found, settings)
+
+
+def answer_retrieved(found: Retrieved, settings: Settings) -> Asked:
+    """The answer to a retrieval: the chat model's when one is configured, else the offline
+    reader's (which needs the engine view the retrieval came from)."""
+    model = chat_model(settings)
+    if model is not None and found.result.context:
+        ans = generate(model, found.result)
+    else:
+        if found.engine is None and found.result.context:
+            raise ValueError("an extractive answer needs the retrieval's engine view")
+        ans = answer(found.engine, found.result, None)  # type: ignore[arg-type]
     return Asked(found, ans, dict(ans.usage))
 
 
 @dataclass(slots=True)
 class AnswerStream:
     """An answer as it is produced: iterate for text pieces, then read `asked`. With a chat
-    model the pieces are its tokens; the extractive answer arrives as one piece."""
+    model the pieces are its tokens; the extractive answer arrives as one piece (given as
+    `asked` when it was made elsewhere: a query process)."""
 
     found: Retrieved
     settings: Settings
     asked: Asked | None = None
 
     def __iter__(self) -> Iterator[str]:
+        if self.asked is not None:
+            yield self.asked.answer.text
+            return
         model = chat_model(self.settings)
         result = self.found.result
         if model is None or not result.context:
-            ans = answer(self.found.engine, result, None)
-            self.asked = Asked(self.found, ans, {})
-            yield ans.text
+            self.asked = answer_retrieved(self.found, self.settings)
+            yield self.asked.answer.text
             return
         usage: dict[str, int] = {}
         pieces: list[str] = []
@@ -316,6 +339,19 @@ def documents(settings: Settings) -> list[dict[str, str]]:
     with open_store(settings) as store:
         docs = sorted(store.documents().values(), key=lambda d: d.id)
     return [{"id": d.id, "title": d.title, "source": d.source} for d in docs]
+
+
+def readiness(pool: EnginePool, settings: Settings) -> dict[str, Any]:
+    """The published index a question would be answered from (raises when there is none,
+    or the store cannot be reached)."""
+    view = pool.view(settings)
+    view.require_index()
+    return {"index_version": view.version, "chunks": len(view.dense)}
+
+
+def warm(pool: EnginePool, settings: Settings) -> None:
+    """Open the collection and load the query model, so no question pays seconds for it."""
+    pool.view(settings).encode_queries(["warm up"])
 
 
 def get_chunk(pool: EnginePool, settings: Settings, chunk_id: str) -> dict[str, Any]:

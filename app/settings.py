@@ -73,13 +73,14 @@ def parse_keys(text: str) -> tuple[ApiKey, ...]:
 class ApiConfig(BaseModel):
     """`neorag api`: the HTTP (and MCP-over-HTTP) service. `keys` is
     `NEORAG_API__KEYS=key[:scope],…`; when set, every /v1 route and /mcp need
-    `Authorization: Bearer <key>`. `workers` processes each hold their own engine (the
-    retrieval is CPU-bound Python, so threads alone do not use a second core)."""
+    `Authorization: Bearer <key>`. `workers` query processes each hold their own engine
+    behind one queue (the retrieval is CPU-bound Python, so threads alone do not use a
+    second core)."""
 
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
     workers: int = Field(2, ge=1, le=64)
-    # Numeric threads (BLAS, FAISS, torch, onnxruntime) per worker; 0: cores // workers.
+    # Numeric threads (BLAS, FAISS, torch, onnxruntime) per query process; 0: cores // workers.
     compute_threads: int = Field(0, ge=0, le=256)
     keys: SecretStr = SecretStr("")
     max_question_chars: int = Field(4000, ge=16)

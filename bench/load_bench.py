@@ -6,7 +6,7 @@ re-ingest of a changed corpus runs.
 
 1. The dataset's corpus (default: 2wiki-dev) is copied into a work folder and indexed into
    collection `load` (incremental: a second run only re-does what changed).
-2. `neorag api` starts with its default workers over that data dir.
+2. `neorag api` starts with its default query processes over that data dir.
 3. For each concurrency level (1, 4, 16), that many clients each send `POST /v1/ask`
    (extractive answers, the default mode) with the dataset's questions in turn, a new
    request as soon as the last one is answered, for `--seconds` (60): throughput,
@@ -193,7 +193,7 @@ def main() -> None:
     ap.add_argument("--levels", default="1,4,16")
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--reingest-clients", type=int, default=4)
-    ap.add_argument("--workers", type=int, default=None, help="API workers (default: setting)")
+    ap.add_argument("--workers", type=int, default=None, help="query processes (default: setting)")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     if not args.dataset.is_dir():
@@ -230,7 +230,7 @@ def main() -> None:
         server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         ready = wait_ready(url, server)
-        for _ in range(2 * (args.workers or 2)):  # every worker warm before timing
+        for _ in range(2 * (args.workers or 2)):  # every query process warm before timing
             httpx.post(f"{url}/v1/ask", json={"question": questions[0]}, timeout=300)
         levels = []
         for clients in (int(x) for x in args.levels.split(",")):

@@ -115,7 +115,7 @@ def job(request: Request, job_id: str) -> dict[str, Any]:
 @router.get("/chunks/{chunk_id:path}", dependencies=read, summary="One chunk by id")
 def chunk(request: Request, chunk_id: str, collection: str | None = None) -> dict[str, Any]:
     settings = settings_of(request, collection or collection_of(chunk_id))
-    return service.get_chunk(request.app.state.pool, settings, chunk_id)
+    return request.app.state.queries.get_chunk(settings, chunk_id)  # type: ignore[no-any-return]
 
 
 @router.post(

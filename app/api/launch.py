@@ -1,11 +1,12 @@
-"""`neorag api`: uvicorn with one or more worker processes over `create_app_from_env`.
+"""`neorag api`: one uvicorn process over `create_app_from_env`, answering through a pool
+of query processes.
 
 Retrieval is CPU-bound Python, so one process uses one core however many threads it has;
-several workers (NEORAG_API__WORKERS, default 2) each hold their own engine, and each
-keeps its numeric libraries to its share of the cores (ingest/threads.py). What they
-share lives in files: the store and indexes, the job files (app/jobs.py) and the metrics
-samples (a fresh PROMETHEUS_MULTIPROC_DIR per server run, set here before any worker or
-job imports prometheus_client).
+the query processes (NEORAG_API__WORKERS, default 2) each hold their own engine behind one
+queue (app/query_processes.py), and each keeps its numeric libraries to its share of the
+cores (ingest/threads.py). What they share lives in files: the store and indexes, the job
+files (app/jobs.py) and the metrics samples (a fresh PROMETHEUS_MULTIPROC_DIR per server
+run, set here before any process or job imports prometheus_client).
 """
 
 from __future__ import annotations
@@ -44,9 +45,10 @@ def exposure_warning(settings: Settings, host: str) -> str | None:
 def worker_environment(
     settings: Settings, host: str, port: int, workers: int, current: Mapping[str, str]
 ) -> dict[str, str]:
-    """What every worker process must inherit: the command line's choices (workers read
-    their settings from the environment), a fresh metrics folder for this server run, and
-    each worker's share of the cores unless the thread variables are set already."""
+    """What the server and its query processes must inherit: the command line's choices
+    (they read their settings from the environment), a fresh metrics folder for this server
+    run, and each query process's share of the cores unless the thread variables are set
+    already."""
     samples = settings.data_dir.resolve() / "run" / f"metrics-{port}"
     shutil.rmtree(samples, ignore_errors=True)
     samples.mkdir(parents=True, exist_ok=True)
@@ -56,6 +58,7 @@ def worker_environment(
         "NEORAG_DATA_DIR": str(settings.data_dir.resolve()),
         "NEORAG_COLLECTION": settings.collection,
         "NEORAG_API__HOST": host,
+        "NEORAG_API__WORKERS": str(workers),
     }
     per_worker = str(settings.api.compute_threads or threads.share(workers))
     env |= {var: current.get(var, per_worker) for var in threads.VARIABLES}
@@ -74,10 +77,8 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         factory=True,
         host=host,
         port=port,
-        workers=workers,
         proxy_headers=True,
         forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
         log_level="info",
         timeout_graceful_shutdown=10,
-        timeout_worker_healthcheck=180,  # a worker imports torch and the model first
     )

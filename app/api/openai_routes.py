@@ -71,11 +71,11 @@ def chat_completions(req: ChatRequest, request: Request) -> Any:
     request.state.mode = req.model
     settings = settings_of(request, req.collection)
     options = QueryOptions(mode=req.model, top_k=req.top_k)
-    pool = request.app.state.pool
+    queries = request.app.state.queries
     question = _question(req)
     head = {"id": f"chatcmpl-{uuid.uuid4().hex}", "created": int(time.time()), "model": req.model}
     if not req.stream:
-        asked = service.ask(pool, settings, question, options, max_chars=limit(request))
+        asked = queries.ask(settings, question, options, max_chars=limit(request))
         metrics.count_tokens(asked.usage)
         payload = asked.payload()
         message = {"role": "assistant", "content": _reply(asked.answer.text, payload)}
@@ -89,7 +89,7 @@ def chat_completions(req: ChatRequest, request: Request) -> Any:
             },
             asked.found.index_version,
         )
-    streamed = service.ask_stream(pool, settings, question, options, max_chars=limit(request))
+    streamed = queries.ask_stream(settings, question, options, max_chars=limit(request))
     include_usage = bool((req.stream_options or {}).get("include_usage"))
     return StreamingResponse(
         _chunks(streamed, head, include_usage),

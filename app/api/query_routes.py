@@ -37,8 +37,7 @@ def limit(request: Request) -> int:
 @router.post("/retrieve", summary="Rank and select context for a question (no answer)")
 def retrieve(req: RetrieveRequest, request: Request) -> Any:
     request.state.mode = req.mode
-    found = service.retrieve(
-        request.app.state.pool,
+    found = request.app.state.queries.retrieve(
         settings_of(request, req.collection),
         req.question,
         options_of(req),
@@ -52,14 +51,12 @@ def retrieve(req: RetrieveRequest, request: Request) -> Any:
 def ask(req: AskRequest, request: Request) -> Any:
     request.state.mode = req.mode
     settings = settings_of(request, req.collection)
-    pool = request.app.state.pool
+    queries = request.app.state.queries
     if not req.stream:
-        asked = service.ask(pool, settings, req.question, options_of(req), max_chars=limit(request))
+        asked = queries.ask(settings, req.question, options_of(req), max_chars=limit(request))
         metrics.count_tokens(asked.usage)
         return json_response(asked.payload(), asked.found.index_version)
-    streamed = service.ask_stream(
-        pool, settings, req.question, options_of(req), max_chars=limit(request)
-    )
+    streamed = queries.ask_stream(settings, req.question, options_of(req), max_chars=limit(request))
     return StreamingResponse(
         _events(streamed),
         media_type="text/event-stream",

@@ -1,9 +1,10 @@
 """The FastAPI app: routes, errors, keys, metrics, health, and the MCP endpoint at /mcp.
 
-`create_app()` builds one app over one `EnginePool` (one engine per collection, shared by
-the worker's threads). `neorag api` runs it in several worker processes (app/api/launch.py);
-each builds its own app and pool from the environment, so nothing here is shared between
-processes except files: the store, the job files and the metrics samples.
+`create_app()` builds one app over one `Queries` (app/queries.py): by default questions run
+in this process on one `EnginePool` shared by its threads; `neorag api` gives it a pool of
+query processes behind one queue (app/query_processes.py), which is what lets one server use
+every core and answer its clients in arrival order. What processes share is files: the
+store and indexes, the job files and the metrics samples.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from fastapi.responses import JSONResponse
 from app import metrics
 from app.api import document_routes, errors, openai_routes, query_routes
 from app.api.auth import check
-from app.service import EnginePool
+from app.queries import LocalQueries, Queries
 from app.settings import Settings, load_settings
 from ingest import threads
 
@@ -33,17 +34,17 @@ DESCRIPTION = (
 )
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, queries: Queries | None = None) -> FastAPI:
     settings = settings or load_settings()
-    pool = EnginePool()
-    mcp_app, mcp_lifespan = _mcp(pool, settings)
+    queries = queries or LocalQueries()
+    mcp_app, mcp_lifespan = _mcp(queries, settings)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         threading.Thread(target=_warm, args=(app,), daemon=True, name="warm-up").start()
         async with mcp_lifespan():
             yield
-        pool.close()
+        queries.close()
 
     app = FastAPI(
         title="neorag",
@@ -53,7 +54,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         root_path=settings.api.root_path,
     )
     app.state.settings = settings
-    app.state.pool = pool
+    app.state.queries = queries
     app.state.keys = settings.api.api_keys()
     app.state.warm = {"done": False, "error": None}
     errors.install(app)
@@ -79,8 +80,7 @@ def _warm(app: FastAPI) -> None:
     """Open the default collection and load the model before the first question, so the
     first request is not the one that pays seconds for it. Failures are left to readyz."""
     try:
-        view = app.state.pool.view(app.state.settings)
-        view.encode_queries(["warm up"])
+        app.state.queries.warm(app.state.settings)
     except Exception as exc:  # readyz reports the state; the next request retries
         app.state.warm["error"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     app.state.warm["done"] = True
@@ -103,8 +103,7 @@ def _health_routes(app: FastAPI) -> None:
                 status_code=503,
             )
         try:
-            view = request.app.state.pool.view(settings)
-            view.require_index()
+            ready = request.app.state.queries.readiness(settings)
         except Exception as exc:
             status, _, message = errors.classify(exc)
             reason = message if status != 500 else f"{type(exc).__name__}"
@@ -116,8 +115,8 @@ def _health_routes(app: FastAPI) -> None:
                 "status": "ready",
                 "backend": settings.backend,
                 "collection": settings.collection,
-                "index_version": view.version,
-                "chunks": len(view.dense),
+                "index_version": ready["index_version"],
+                "chunks": ready["chunks"],
             }
         )
 
@@ -149,12 +148,12 @@ async def _observe(
         metrics.LATENCY.labels(template, mode).observe(time.perf_counter() - t0)
 
 
-def _mcp(pool: EnginePool, settings: Settings) -> tuple[Any, Callable[[], Any]]:
+def _mcp(queries: Queries, settings: Settings) -> tuple[Any, Callable[[], Any]]:
     """The MCP server's streamable-HTTP app (stateless JSON, so any worker answers any
     request) and the context that runs its session manager."""
     from app.mcp_server import build_server
 
-    server = build_server(pool, settings)
+    server = build_server(queries, settings)
     security = None
     if settings.api.mcp_allowed_hosts:
         from mcp.server.transport_security import TransportSecuritySettings
@@ -196,8 +195,11 @@ def _guarded(inner: Any, app: FastAPI) -> Any:
 
 
 def create_app_from_env() -> FastAPI:
-    """The uvicorn factory each worker process calls (its thread budget is in the
-    environment `neorag api` gave it; libraries already loaded are told here)."""
+    """The uvicorn factory `neorag api` serves: its settings, thread budget and number of
+    query processes come from the environment app/api/launch.py set."""
+    from app.query_processes import ProcessQueries
+
     if os.environ.get("OMP_NUM_THREADS"):
         threads.limit(threads.budget())
-    return create_app(load_settings())
+    settings = load_settings()
+    return create_app(settings, ProcessQueries(settings, settings.api.workers, threads.budget()))

@@ -37,7 +37,7 @@ def test_concurrent_requests_answer_as_alone(server: LiveServer, index_settings:
         alone = {job: _call(http, *job) for job in jobs}
     assert all(status == 200 and ids for status, ids in alone.values())
 
-    engine = server.app.state.pool.engine(index_settings)
+    engine = server.app.state.queries.pool.engine(index_settings)
     stop = threading.Event()
     refreshes = 0
 

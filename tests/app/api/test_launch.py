@@ -1,6 +1,6 @@
-"""What `neorag api` hands its worker processes: the command line's choices and a thread
-budget per worker, so two workers on two cores do not each run two-thread BLAS, FAISS,
-torch and onnxruntime pools that preempt each other."""
+"""What `neorag api` hands its query processes: the command line's choices and a thread
+budget per process, so two query processes on two cores do not each run two-thread BLAS,
+FAISS, torch and onnxruntime pools that preempt each other."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ def test_workers_get_their_share_of_the_cores(tmp_path: Path) -> None:
     env = worker_environment(_settings(tmp_path), "127.0.0.1", 8123, 2, {})
     assert env["NEORAG_COLLECTION"] == "notes"
     assert env["NEORAG_DATA_DIR"] == str(tmp_path.resolve())
+    assert env["NEORAG_API__WORKERS"] == "2"  # the server's query processes
     assert Path(env["PROMETHEUS_MULTIPROC_DIR"]).is_dir()
     assert {env[v] for v in threads.VARIABLES} == {str(threads.share(2))}
 
