@@ -45,6 +45,21 @@ class AlgorithmConfig(BaseModel):
         description="largest token projection (relationships, both directions) `auto` copies "
         "into the query process: ~100 MB of memory per process at the default",
     )
+    token_ppr_bounded_above: int = Field(
+        2_000_000,
+        ge=0,
+        description="token graphs with more relationships (both directions) than this run "
+        "their PageRank with `token_ppr_bounded_tolerance`: a token stops sending once its "
+        "delta is below it, so a query's work is bounded by the mass its seeds spread, not "
+        "by the graph's size",
+    )
+    token_ppr_bounded_tolerance: float = Field(
+        1e-5,
+        gt=0.0,
+        description="the tolerance above `token_ppr_bounded_above`: at 1e-5 the top-30 "
+        "tokens of 2wiki-dev's 200 questions overlap the exact run's by 95.5% and default "
+        "R@5 moves by at most 0.25 on the three shared sets (README, Speed)",
+    )
     leiden_seed: int = 42
     leiden_gamma: float = Field(1.0, gt=0.0)
     leiden_max_levels: int = Field(10, ge=1)

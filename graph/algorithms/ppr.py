@@ -43,6 +43,9 @@ from graph.config import AlgorithmConfig
 from graph.threads import budget
 
 _PARALLEL_MIN_NNZ = 200_000
+# A superstep whose senders are at most this share of the nodes pushes along their columns
+# only (work ∝ their relationships) instead of a full mat-vec (work ∝ the graph).
+_SPARSE_SHARE = 0.05
 
 
 @cache
@@ -123,6 +126,17 @@ class PprOperator:
         self.n: int = a.shape[0]
         self.weighted = weighted
         self.dtype = np.dtype(dtype)
+        self._columns: sparse.csc_matrix = self.push.tocsc()  # the push matrix by sender
+
+    @property
+    def relationships(self) -> int:
+        """Relationships of the graph, both directions (GDS's `relationshipCount` of an
+        UNDIRECTED projection)."""
+        return int(self.push.nnz)
+
+    def _push_from(self, senders: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """`push @ x` for an `x` that is zero outside `senders`."""
+        return np.asarray(self._columns[:, senders] @ values, dtype=np.float64).ravel()
 
     def _matvec(self, x: np.ndarray) -> np.ndarray:
         if not self._blocks or budget() < 2:
@@ -166,12 +180,17 @@ class PprOperator:
         if self.n == 0:
             return PprRun(scores, 0, True)
         outgoing = scores.astype(self.dtype)  # superstep 0 sends unconditionally
+        senders = np.flatnonzero(outgoing)
         for superstep in range(1, int(cfg.ppr_max_iterations)):
-            delta = self._matvec(outgoing)
+            if len(senders) <= _SPARSE_SHARE * self.n:
+                delta = self._push_from(senders, outgoing[senders])
+            else:
+                delta = self._matvec(outgoing)
             delta *= d
             scores += delta
             active = delta > tol
-            if not active.any():
+            senders = np.flatnonzero(active)
+            if not len(senders):
                 return PprRun(scores, superstep, True)
             outgoing = np.where(active, delta, 0.0).astype(self.dtype, copy=False)
         return PprRun(scores, int(cfg.ppr_max_iterations), False)
@@ -185,6 +204,18 @@ class PprOperator:
     ) -> np.ndarray:
         """Scores only (float64, length n), as `gds.pageRank.stream` returns them."""
         return self.run_stats(seeds, cfg, seed_weights=seed_weights).scores
+
+
+def token_ppr_config(cfg: AlgorithmConfig, relationships: int) -> AlgorithmConfig:
+    """The token PageRank's parameters for a graph of `relationships` (both directions):
+    above `token_ppr_bounded_above` its tolerance is `token_ppr_bounded_tolerance`, on
+    either backend. A superstep sends only from nodes whose delta exceeds the tolerance,
+    and their deltas sum to at most the mass the seeds put in, so at most mass/tolerance
+    nodes send: a bound on a query's work that does not grow with the graph."""
+    if relationships <= cfg.token_ppr_bounded_above:
+        return cfg
+    bounded = max(cfg.ppr_tolerance, cfg.token_ppr_bounded_tolerance)
+    return cfg.model_copy(update={"ppr_tolerance": bounded})
 
 
 def personalized_pagerank(
@@ -216,7 +247,7 @@ class NamedPpr:
         seed_ids = {self.index[t]: w for t, w in seeds.items() if t in self.index}
         if not seed_ids:
             return {}
-        scores = self.operator.run(seed_ids, cfg)
+        scores = self.operator.run(seed_ids, token_ppr_config(cfg, self.operator.relationships))
         k = min(top_k, len(scores))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]

@@ -23,6 +23,7 @@ from neo4j.exceptions import ClientError
 from scipy import sparse
 
 from graph.adjacency import from_edges
+from graph.algorithms.ppr import token_ppr_config
 from graph.analytics import AnalyticsHooks, run_chunk_analytics
 from graph.base import AnalyticsReport
 from graph.config import AlgorithmConfig
@@ -43,6 +44,7 @@ class GdsAnalytics:
         )
         self._lock = threading.Lock()
         self._known: dict[str, str] = {}
+        self._relationships: dict[str, int] = {}  # projection name -> its relationships
         self.last_projection_seconds: dict[str, float] = {}
 
     # ---- projections -----------------------------------------------------------------
@@ -135,14 +137,23 @@ class GdsAnalytics:
     ) -> dict[str, float]:
         if not seeds:
             return {}
-        rows = self._on_projection(
-            "tokens",
-            cfg.token_min_weight,
-            lambda name: self.store.gds_query(
-                "token_ppr", name=name, seeds=sorted(seeds), top_k=top_k, **self._ppr_params(cfg)
-            ),
-        )
+        def run(name: str) -> list[dict[str, Any]]:
+            params = self._ppr_params(token_ppr_config(cfg, self.relationships(name)))
+            return self.store.gds_query(
+                "token_ppr", name=name, seeds=sorted(seeds), top_k=top_k, **params
+            )
+
+        rows = self._on_projection("tokens", cfg.token_min_weight, run)
         return {r["token"]: float(r["score"]) for r in rows if r["score"] > 0}
+
+    def relationships(self, name: str) -> int:
+        """A projection's relationship count (read once per name: a projection never changes)."""
+        if name not in self._relationships:
+            rows = self.store.gds_query("gds_graph_relationships", name=name)
+            if not rows:
+                raise NeoragError(f"graph {name} does not exist in the GDS catalog")
+            self._relationships[name] = int(rows[0]["relationships"])
+        return self._relationships[name]
 
     def _on_projection(
         self, kind: str, min_weight: int, run: Callable[[str], list[dict[str, Any]]]

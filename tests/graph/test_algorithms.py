@@ -333,3 +333,26 @@ def test_ppr_mat_vec_keeps_to_a_one_core_budget(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     np.testing.assert_array_equal(op.run({0: 1.0, 11: 1.0}, cfg), parallel)
     assert not used, "one core: no pool"
+
+
+def test_sparse_supersteps_equal_full_mat_vecs() -> None:
+    """A superstep with few senders pushes along their columns only; the scores are those
+    of full mat-vecs (a graph with many more nodes than seeds takes the sparse route)."""
+    from graph.algorithms import ppr as ppr_module
+
+    rng = np.random.default_rng(3)
+    n = 400
+    dense = sparse.random(n, n, density=0.02, random_state=4, format="csr")
+    adj = dense + dense.T
+    op = PprOperator(adj)
+    cfg = AlgorithmConfig(ppr_max_iterations=30, ppr_tolerance=1e-9)
+    seeds = {int(i): 1.0 for i in rng.choice(n, 3, replace=False)}
+    sparse_run = op.run(seeds, cfg)
+    saved = ppr_module._SPARSE_SHARE
+    try:
+        ppr_module._SPARSE_SHARE = -1.0  # never sparse
+        dense_run = op.run(seeds, cfg)
+    finally:
+        ppr_module._SPARSE_SHARE = saved
+    np.testing.assert_allclose(sparse_run, dense_run, rtol=1e-12, atol=1e-15)
+    assert len(seeds) <= ppr_module._SPARSE_SHARE * n  # the first superstep was sparse

@@ -232,6 +232,26 @@ def test_token_ppr_runs_on_edges_of_min_weight(store) -> None:
         assert set(full) == {"hub", "leafa", "leafb", "leafc"}, route
 
 
+def test_token_ppr_tolerance_is_bounded_on_large_graphs(store) -> None:
+    """Above `token_ppr_bounded_above` relationships every route runs the token PageRank
+    with `token_ppr_bounded_tolerance` (here every graph is large, and the tolerance high
+    enough to cut the star's propagation short)."""
+    from graph.algorithms.ppr import personalized_pagerank
+
+    add(store, CORPUS)
+    adj = np.array([[0, 2, 1, 1], [2, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]], dtype=float)
+    names = ["hub", "leafa", "leafb", "leafc"]
+    for route in PPR_ROUTES:
+        base = EXACT.model_copy(update={"token_ppr": route, "token_ppr_bounded_tolerance": 0.05})
+        exact = store.token_ppr({"leafa": 1.0}, base, top_k=10)
+        bounded_cfg = base.model_copy(update={"token_ppr_bounded_above": 0})
+        bounded = store.token_ppr({"leafa": 1.0}, bounded_cfg, top_k=10)
+        cut = base.model_copy(update={"ppr_tolerance": 0.05})
+        want = personalized_pagerank(adj, {1: 1.0}, cut)
+        assert bounded == pytest.approx({n: want[i] for i, n in enumerate(names) if want[i] > 0})
+        assert bounded != pytest.approx(exact), route  # the tolerance took effect
+
+
 def test_token_neighbourhood_follows_new_documents(store) -> None:
     add(store, CORPUS)
     pruned = AlgorithmConfig(token_min_weight=2)
