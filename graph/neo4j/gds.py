@@ -137,6 +137,7 @@ class GdsAnalytics:
     ) -> dict[str, float]:
         if not seeds:
             return {}
+
         def run(name: str) -> list[dict[str, Any]]:
             params = self._ppr_params(token_ppr_config(cfg, self.relationships(name)))
             return self.store.gds_query(
