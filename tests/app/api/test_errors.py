@@ -155,3 +155,11 @@ def test_a_down_neo4j_is_503_with_the_cli_message(
             time.sleep(0.1)
             ready = c.get("/readyz")
         assert ready.status_code == 503 and ready.json()["error"]["message"] == cli_line
+    # The same through query processes, as `neorag api` serves: the error crosses back.
+    from app.query_processes import ProcessQueries
+
+    settings = load_settings()
+    queries = ProcessQueries(settings, 1, budget=1)
+    with TestClient(create_app(settings, queries)) as c:
+        r = c.post("/v1/ask", json={"question": QUESTION})
+        assert error_of(r, 503, "backend_unavailable") == cli_line
