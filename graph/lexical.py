@@ -54,7 +54,16 @@ class LexicalIndex:
     touch a handful of columns.
     """
 
-    __slots__ = ("_csc", "_term_index", "chunk_ids", "idf", "params", "vocabulary", "weights")
+    __slots__ = (
+        "_csc",
+        "_rows",
+        "_term_index",
+        "chunk_ids",
+        "idf",
+        "params",
+        "vocabulary",
+        "weights",
+    )
 
     def __init__(
         self,
@@ -80,6 +89,7 @@ class LexicalIndex:
         csc = weights.tocsc()
         csc.sort_indices()
         self._csc = csc
+        self._rows: dict[str, int] | None = None
 
     # ---- construction ------------------------------------------------------------------
     @classmethod
@@ -111,6 +121,13 @@ class LexicalIndex:
         return cls(list(terms.chunk_ids), list(terms.vocabulary), weights, idf, params)
 
     # ---- queries -----------------------------------------------------------------------
+    @property
+    def rows(self) -> dict[str, int]:
+        """Chunk id → its row (built on first use)."""
+        if self._rows is None:
+            self._rows = {c: i for i, c in enumerate(self.chunk_ids)}
+        return self._rows
+
     def __len__(self) -> int:
         return len(self.chunk_ids)
 

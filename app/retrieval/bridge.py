@@ -27,6 +27,7 @@ from scipy import sparse
 from app.retrieval.base import Query, Retriever, ScoredChunk, Trace
 from app.retrieval.bridge_graph import BridgeGraph, bridge_graph
 from app.retrieval.config import BridgeConfig
+from app.retrieval.topk import top_stable
 
 
 class BridgeWalk:
@@ -123,7 +124,7 @@ class BridgeRetriever(Retriever):
             info["names"] = [graph.names[j] for j in own]
         with trace.step("bridge ppr", iterations=cfg.iterations, damping=cfg.damping) as info:
             scores = walk.run(chunk_restart, name_restart, cfg)
-            order = np.lexsort((np.arange(len(scores)), -scores))[: cfg.depth]
+            order = top_stable(scores, cfg.depth)
             order = order[scores[order] > 0]
             info["ranked"] = len(order)
         trace.candidates = int((scores > 0).sum())

@@ -32,6 +32,7 @@ from app.engine import doc_id_of
 from app.retrieval.base import Query, Retriever, ScoredChunk, Trace
 from app.retrieval.config import TigragConfig
 from app.retrieval.hop_table import HopRead, hop_reads
+from app.retrieval.topk import top_stable
 
 POOL_FLOOR = 0.5  # candidates outside the pool rank below every pooled chunk
 MAX_HOP_ENTITIES = 4
@@ -190,16 +191,21 @@ class TigragRetriever(Retriever):
             else:
                 rho = lexical.weighted_presence(weights)
             candidates = np.flatnonzero(rho > 0)
-            order = candidates[np.argsort(-rho[candidates], kind="stable")]
+            # The pool never exceeds pool_max, so only that many need ordering; the mass
+            # cut compares their running sum with the share of every candidate's mass.
+            order = top_stable(rho, cfg.pool_max, candidates)
             mass = np.cumsum(rho[order])
-            cut = int(np.searchsorted(mass, cfg.pool_mass * mass[-1])) + 1 if len(mass) else 0
-            cut = max(min(cut, cfg.pool_max), min(cfg.pool_min, len(order)))
+            total = float(rho[candidates].sum())
+            cut = int(np.searchsorted(mass, cfg.pool_mass * total)) + 1 if len(mass) else 0
+            cut = max(min(cut, cfg.pool_max), min(cfg.pool_min, len(candidates)))
             info.update(candidates=len(candidates), pool=cut, linked=len(linked))
         top_rho = float(rho[order[0]]) if len(order) else 1.0
         norm = {lexical.chunk_ids[i]: float(rho[i]) / top_rho for i in order[: cfg.pool_max]}
         pool_ids = list(dict.fromkeys([*linked, *(lexical.chunk_ids[i] for i in order[:cut])]))
         if hop == 0:
-            trace.candidates = len(set(linked) | {lexical.chunk_ids[i] for i in candidates})
+            rows = lexical.rows
+            outside = sum(1 for c in set(linked) if c not in rows or rho[rows[c]] <= 0)
+            trace.candidates = len(candidates) + outside
             trace.pool = len(pool_ids)
         rerank = self._await(pending, trace, hop)
         out: dict[str, ScoredChunk] = {}
