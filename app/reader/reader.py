@@ -20,7 +20,8 @@ from spacy.tokens import Doc
 
 from app.reader.complete import completed
 from app.reader.context import Context, Evidence
-from app.reader.decide import choose, yes_or_no
+from app.reader.decide import choose, passages_of, yes_or_no
+from app.reader.names import full_name
 from app.reader.question import AnswerKind, QuestionAnalysis, analyse
 from app.reader.scoring import Scored, score_spans
 from app.reader.shared import prefer_shared
@@ -89,8 +90,11 @@ class Reader:
         elif analysis.kind == "yesno":
             decision = yes_or_no(analysis, evidence, self.parse)
         if decision is not None:
+            answer = decision.answer
+            if analysis.kind == "choice":
+                answer = _in_full(answer, passages_of(answer, evidence))
             return Reading(
-                decision.answer, analysis.kind, decision.evidence, ranked=ranked, how=decision.how
+                _cut(answer), analysis.kind, decision.evidence, ranked=ranked, how=decision.how
             )
         chosen = self.sentences_to_parse(context)
         parsed = list(zip(chosen, self.parse([e.text for e in chosen]), strict=True))
@@ -127,6 +131,16 @@ def _answer_text(analysis: QuestionAnalysis, best: Scored, doc: Doc | None) -> s
     if (start, end) == (best.start, best.end):
         return best.text
     return doc[start:end].text.strip(" ,;:.\"'()[]")
+
+
+def _in_full(option: str, pages: Sequence[Evidence]) -> str:
+    """The option as the question names it, then as its page does when that says more
+    (`names`): "Otto Preminger (Otto Ludwig Preminger)"."""
+    full = full_name(option, pages)
+    if full is None:
+        return option
+    both = f"{option} ({full})"
+    return both if len(both.split()) <= MAX_WORDS else full
 
 
 def _cut(text: str) -> str:

@@ -1,0 +1,65 @@
+"""A chosen option said in full: "Which playwright lived longer, Edward Albee or J. M.
+Barrie?" names Albee as the question does, while his page opens with the name he is known
+by in full, "Edward Franklin Albee III (March 12, 1928 – …) was …". The answer gives both,
+"Edward Albee (Edward Franklin Albee III)", so it is the name the asker used and the one
+the sources use. Only a page's opening name that holds every word of the option (an
+initial standing for a word: "Joseph L. Mankiewicz" in "Joseph Leo Mankiewicz") and says
+more than it does counts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from app.eval.metrics import normalize_answer
+from app.reader.context import Evidence
+
+_OPENING = re.compile(r"^(?P<name>[^(),;]+?)\s*(?:\(|,| is | was | are | were )")
+_PARTICLES = frozenset({"de", "da", "di", "du", "van", "von", "der", "den", "la", "le", "of", "y"})
+MAX_NAME_WORDS = 7
+
+
+def _words(text: str) -> list[str]:
+    return [w for part in re.split(r"[\s\-‐–]+", text) if (w := normalize_answer(part))]
+
+
+def _holds(full: list[str], short: list[str]) -> bool:
+    """Every word of `short`, in order, in `full` (a one-letter word matches an initial)."""
+    i = 0
+    for word in full:
+        if i < len(short) and (word == short[i] or (len(short[i]) == 1 and word[0] == short[i])):
+            i += 1
+    return i == len(short)
+
+
+def opening_name(sentence: str) -> str | None:
+    """The name a page's first sentence opens with, if it reads as a name."""
+    m = _OPENING.match(sentence.strip())
+    if not m:
+        return None
+    name = m.group("name").strip()
+    words = name.split()
+    if not 2 <= len(words) <= MAX_NAME_WORDS:
+        return None
+    if not all(w[0].isupper() or w.lower() in _PARTICLES for w in words):
+        return None
+    return name
+
+
+def full_name(option: str, pages: Sequence[Evidence]) -> str | None:
+    """The fuller name the option's page opens with, or None (`pages`: the sentences of the
+    passages about the option, as `decide.passages_of` finds them)."""
+    short = _words(option)
+    if not short:
+        return None
+    for e in pages:
+        if e.position != 0:
+            continue
+        name = opening_name(e.text)
+        if name is None:
+            continue
+        full = _words(name)
+        if len("".join(full)) > len("".join(short)) and _holds(full, short):
+            return name
+    return None
