@@ -93,17 +93,24 @@ def package_pages(cache: Path, package: str) -> list[Page]:
 
     cfg = IngestConfig()
     count_tokens = IngestModels(cfg.models).count_tokens
-    root = cache / "unpacked" / package / PACKAGES[package][1]
     out: list[Page] = []
-    for path in sorted(root.rglob("*.html")):
-        if any(part in str(path.relative_to(root)) for part in SKIPPED_PAGES):
-            continue
+    for path in page_paths(cache, package):
         docs = [d for d in scan(path, cfg.max_file_bytes) if isinstance(d, LoadedDocument)]
         chunks = sum(len(chunk_document(d, cfg.chunking, count_tokens)) for d in docs)
         if chunks:
             out.append(Page(package, str(path), chunks))
     listing.write_text(json.dumps([asdict(p) for p in out]))
     return out
+
+
+def page_paths(cache: Path, package: str) -> list[Path]:
+    """The package's usable HTML pages in the fixed benchmark order (before counting)."""
+    root = cache / "unpacked" / package / PACKAGES[package][1]
+    return [
+        path
+        for path in sorted(root.rglob("*.html"))
+        if not any(part in str(path.relative_to(root)) for part in SKIPPED_PAGES)
+    ]
 
 
 def select(all_pages: list[Page], chunks: int) -> list[Page]:

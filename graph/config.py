@@ -26,6 +26,14 @@ class AlgorithmConfig(BaseModel):
     ppr_damping: float = Field(0.85, gt=0.0, lt=1.0)
     ppr_max_iterations: int = Field(10, ge=1)
     ppr_tolerance: float = Field(1e-7, gt=0.0)
+    ppr_send_rule: Literal["delta", "per_degree"] = Field(
+        "delta",
+        description="when a node sends in a PageRank superstep: `delta` when its delta "
+        "exceeds the tolerance (GDS); `per_degree` when its delta per unit of degree does, "
+        "the push rule of local PageRank approximations, which skips hubs whose share to "
+        "each neighbour would be below the tolerance and bounds a run's work by "
+        "mass/tolerance relationships (in-process runs only)",
+    )
     token_min_weight: int = Field(
         2,
         ge=1,
@@ -59,6 +67,13 @@ class AlgorithmConfig(BaseModel):
         description="the tolerance above `token_ppr_bounded_above`: at 1e-5 the top-30 "
         "tokens of 2wiki-dev's 200 questions overlap the exact run's by 95.5% and default "
         "R@5 moves by at most 0.25 on the three shared sets (README, Speed)",
+    )
+    token_ppr_bounded_rule: Literal["delta", "per_degree"] = Field(
+        "delta",
+        description="the send rule above `token_ppr_bounded_above` (`ppr_send_rule`); "
+        "`per_degree` is 4x faster on the 200k-chunk token graph at 1e-7 but keeps only 72% "
+        "of the exact top 30 there (bench/token_ppr_scale.py), so it is not the default; "
+        "the GDS route keeps GDS's own rule",
     )
     leiden_seed: int = 42
     leiden_gamma: float = Field(1.0, gt=0.0)

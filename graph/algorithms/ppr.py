@@ -43,8 +43,10 @@ from graph.config import AlgorithmConfig
 from graph.threads import budget
 
 _PARALLEL_MIN_NNZ = 200_000
-# A superstep whose senders are at most this share of the nodes pushes along their columns
-# only (work ∝ their relationships) instead of a full mat-vec (work ∝ the graph).
+# A superstep whose senders hold at most this share of the relationships pushes along their
+# columns only (work ∝ their relationships) instead of a full mat-vec (work ∝ the graph).
+# A gathered entry costs several times a mat-vec's, and a few hub senders can hold most
+# of the graph, so the choice counts their relationships, not the senders.
 _SPARSE_SHARE = 0.05
 
 
@@ -126,7 +128,11 @@ class PprOperator:
         self.n: int = a.shape[0]
         self.weighted = weighted
         self.dtype = np.dtype(dtype)
-        self._columns: sparse.csc_matrix = self.push.tocsc()  # the push matrix by sender
+        self.degree: np.ndarray = degree
+        columns = self.push.tocsc()  # the push matrix by sender, for sparse supersteps
+        self._col_ptr: np.ndarray = columns.indptr.astype(np.int64)
+        self._col_rows: np.ndarray = columns.indices
+        self._col_vals: np.ndarray = columns.data
 
     @property
     def relationships(self) -> int:
@@ -134,9 +140,20 @@ class PprOperator:
         UNDIRECTED projection)."""
         return int(self.push.nnz)
 
-    def _push_from(self, senders: np.ndarray, values: np.ndarray) -> np.ndarray:
-        """`push @ x` for an `x` that is zero outside `senders`."""
-        return np.asarray(self._columns[:, senders] @ values, dtype=np.float64).ravel()
+    def _push(self, outgoing: np.ndarray, senders: np.ndarray) -> np.ndarray:
+        """`push @ outgoing`, where `outgoing` is zero outside `senders`."""
+        starts = self._col_ptr[senders]
+        counts = self._col_ptr[senders + 1] - starts
+        total = int(counts.sum())
+        if total > _SPARSE_SHARE * self.push.nnz:
+            return self._matvec(outgoing)
+        if total == 0:
+            return np.zeros(self.n, dtype=np.float64)
+        # Positions of every sender's entries: a run of consecutive indices per sender.
+        offsets = np.repeat(starts - np.cumsum(counts) + counts, counts)
+        at = offsets + np.arange(total, dtype=np.int64)
+        sent = self._col_vals[at] * np.repeat(outgoing[senders], counts)
+        return np.bincount(self._col_rows[at], weights=sent, minlength=self.n)
 
     def _matvec(self, x: np.ndarray) -> np.ndarray:
         if not self._blocks or budget() < 2:
@@ -175,18 +192,16 @@ class PprOperator:
         2.13 ignores them; `seed_weights=True` scales each source's initial value by its
         weight (an extension, linear in the seeds, with the same tolerance rule)."""
         d = float(cfg.ppr_damping)
-        tol = float(cfg.ppr_tolerance)
+        tol: float | np.ndarray = float(cfg.ppr_tolerance)
+        if cfg.ppr_send_rule == "per_degree":
+            tol = tol * self.degree
         scores = self.initial_scores(seeds, d, seed_weights=seed_weights)
         if self.n == 0:
             return PprRun(scores, 0, True)
         outgoing = scores.astype(self.dtype)  # superstep 0 sends unconditionally
         senders = np.flatnonzero(outgoing)
         for superstep in range(1, int(cfg.ppr_max_iterations)):
-            if len(senders) <= _SPARSE_SHARE * self.n:
-                delta = self._push_from(senders, outgoing[senders])
-            else:
-                delta = self._matvec(outgoing)
-            delta *= d
+            delta = self._push(outgoing, senders) * d
             scores += delta
             active = delta > tol
             senders = np.flatnonzero(active)
@@ -214,6 +229,11 @@ def token_ppr_config(cfg: AlgorithmConfig, relationships: int) -> AlgorithmConfi
     nodes send: a bound on a query's work that does not grow with the graph."""
     if relationships <= cfg.token_ppr_bounded_above:
         return cfg
+    rule = cfg.token_ppr_bounded_rule
+    if rule == "per_degree":
+        return cfg.model_copy(
+            update={"ppr_tolerance": cfg.token_ppr_bounded_tolerance, "ppr_send_rule": rule}
+        )
     bounded = max(cfg.ppr_tolerance, cfg.token_ppr_bounded_tolerance)
     return cfg.model_copy(update={"ppr_tolerance": bounded})
 

@@ -355,4 +355,36 @@ def test_sparse_supersteps_equal_full_mat_vecs() -> None:
     finally:
         ppr_module._SPARSE_SHARE = saved
     np.testing.assert_allclose(sparse_run, dense_run, rtol=1e-12, atol=1e-15)
-    assert len(seeds) <= ppr_module._SPARSE_SHARE * n  # the first superstep was sparse
+    seed_relationships = sum(op.push[:, i].nnz for i in seeds)
+    assert seed_relationships <= ppr_module._SPARSE_SHARE * op.push.nnz  # a sparse superstep
+
+
+def test_per_degree_rule_stops_a_hub_whose_share_per_neighbour_is_small() -> None:
+    """GDS's rule sends a hub's whole delta on to its 50 leaves; the per-degree rule holds it
+    when the delta per unit of degree is below the tolerance (the hub keeps its own score)."""
+    leaves = 50
+    adj = sparse.lil_matrix((leaves + 1, leaves + 1))
+    for leaf in range(1, leaves + 1):
+        adj[0, leaf] = adj[leaf, 0] = 1.0
+    op = PprOperator(adj.tocsr())
+    base = AlgorithmConfig(ppr_tolerance=0.01)
+    delta_rule = op.run({1: 1.0}, base)
+    per_degree = op.run({1: 1.0}, base.model_copy(update={"ppr_send_rule": "per_degree"}))
+    hub_delta = 0.85 * 0.15  # what leaf 1's first push gives the hub
+    assert hub_delta > 0.01 > hub_delta / leaves
+    assert delta_rule[2:].min() > 0.0
+    assert per_degree[2:].max() == 0.0
+    assert per_degree[0] == pytest.approx(delta_rule[0])
+    assert per_degree[1] == pytest.approx(0.15)
+
+
+def test_token_ppr_config_bounds_large_graphs_only() -> None:
+    from graph.algorithms.ppr import token_ppr_config
+
+    cfg = AlgorithmConfig(token_ppr_bounded_above=100, token_ppr_bounded_tolerance=1e-5)
+    assert token_ppr_config(cfg, 100) == cfg
+    assert token_ppr_config(cfg, 101).ppr_tolerance == 1e-5
+    assert token_ppr_config(cfg, 101).ppr_send_rule == "delta"
+    per_degree = cfg.model_copy(update={"token_ppr_bounded_rule": "per_degree"})
+    bounded = token_ppr_config(per_degree, 101)
+    assert (bounded.ppr_send_rule, bounded.ppr_tolerance) == ("per_degree", 1e-5)
