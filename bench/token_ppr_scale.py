@@ -21,6 +21,7 @@ import argparse
 import json
 import sys
 import time
+from functools import cache
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -52,18 +53,21 @@ VARIANTS = (
 DTYPES = sorted({v[3] for v in (EXACT, *VARIANTS)})
 
 
-def _chunk_tokens(path: str) -> list[list[str]]:
-    from ingest.chunkers import chunk_document
+@cache
+def _chunking():  # built once per worker process
     from ingest.config import IngestConfig
-    from ingest.loaders import LoadedDocument, scan
     from ingest.models import IngestModels
     from ingest.tokens import Analyzer
 
-    global _STATE
-    if "_STATE" not in globals():
-        cfg = IngestConfig()
-        _STATE = (cfg, IngestModels(cfg.models).count_tokens, Analyzer(cfg.tokens))
-    cfg, count_tokens, analyzer = _STATE
+    cfg = IngestConfig()
+    return cfg, IngestModels(cfg.models).count_tokens, Analyzer(cfg.tokens)
+
+
+def _chunk_tokens(path: str) -> list[list[str]]:
+    from ingest.chunkers import chunk_document
+    from ingest.loaders import LoadedDocument, scan
+
+    cfg, count_tokens, analyzer = _chunking()
     docs = [d for d in scan(Path(path), cfg.max_file_bytes) if isinstance(d, LoadedDocument)]
     return [
         analyzer.tokens(c.text) for d in docs for c in chunk_document(d, cfg.chunking, count_tokens)
