@@ -113,6 +113,7 @@ HEAD_LABELS: dict[str, dict[str, float]] = {
         "railway line",
         _FACILITY,
     ),
+    **_labelled("version release", {"VERSION": 1.0, "CARDINAL": 0.3, "DATE": 0.3}),
     **_labelled("number population amount percentage", {"CARDINAL": 1.0, "PERCENT": 0.6}),
     **_labelled(
         "profession occupation job position role genre kind type species genus breed "
@@ -121,6 +122,16 @@ HEAD_LABELS: dict[str, dict[str, float]] = {
         CLASS_LABELS,
     ),
 }
+
+# Nouns a developer asks for when the answer is something to type (`code`), and the
+# types such an answer has; a how-to question ("how do I …") asks for the same.
+TECH_HEADS = _words(
+    "setting option pragma flag function command statement keyword parameter error tool "
+    "clause macro api directive configuration config argument syntax operator method "
+    "constant variable extension module package library"
+)
+TECHNICAL_LABELS = {"CODE": 1.0, "VERSION": 0.5, "CARDINAL": 0.3, "NOUN": 0.3}
+HOW_TO_SUBJECTS = _words("i we you one")
 
 # Words that order a comparison of the two options by a date or a number.
 EARLIER_WORDS = _words("first earlier earliest older oldest before sooner") | {

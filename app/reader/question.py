@@ -16,11 +16,13 @@ from typing import Literal
 
 from spacy.tokens import Doc, Token
 
+from app.reader.code import CODE_LABEL, code_spans
 from app.reader.lexicon import (
     AUXILIARIES,
     CLASS_LABELS,
     EARLIER_WORDS,
     HEAD_LABELS,
+    HOW_TO_SUBJECTS,
     LARGER_WORDS,
     LATER_WORDS,
     LIFESPAN_WORDS,
@@ -28,6 +30,8 @@ from app.reader.lexicon import (
     SMALLER_WORDS,
     STOP,
     TALLER_WORDS,
+    TECH_HEADS,
+    TECHNICAL_LABELS,
     WH_LABELS,
 )
 from app.reader.life import Event, asked_event
@@ -59,6 +63,7 @@ class QuestionAnalysis:
     measure: Measure | None = None  # what `order` compares
     slot: Slot | None = None  # the wh-word's role and verb: ("subj", {"make", "made"})
     event: Event | None = None  # "When did X die?": the biography event asked about
+    technical: bool = False  # asks for something to type: a setting, a function, a flag
 
 
 def analyse(doc: Doc) -> QuestionAnalysis:
@@ -79,6 +84,10 @@ def analyse(doc: Doc) -> QuestionAnalysis:
         labels = dict(CLASS_LABELS)
     elif head in HEAD_LABELS and wh not in COUNTING:
         labels = dict(HEAD_LABELS[head])
+    technical = _technical(doc, wh, head)
+    if technical:
+        for label, prior in TECHNICAL_LABELS.items():
+            labels[label] = max(labels.get(label, 0.0), prior)
     options = _options(text)
     starts_aux = bool(doc) and doc[0].lower_ in AUXILIARIES
     kind: AnswerKind = "span"
@@ -106,7 +115,25 @@ def analyse(doc: Doc) -> QuestionAnalysis:
         measure=measure,
         slot=_slot(doc, _wh_position(doc)),
         event=asked_event(content, focus),
+        technical=technical,
     )
+
+
+def _technical(doc: Doc, wh: str, head: str) -> bool:
+    """Whether the answer is likely something to type (`code`): the question asks for a
+    setting, function, flag … (`TECH_HEADS`), is a how-to ("how do I …", "what do we
+    add …"), or itself quotes code, which says the corpus is technical."""
+    if head in TECH_HEADS:
+        return True
+    tokens = list(doc)
+    for i, t in enumerate(tokens):
+        if t.lower_ in ("how", "what") and any(
+            n.lower_ in HOW_TO_SUBJECTS for n in tokens[i + 1 : i + 4]
+        ):
+            return True
+        if t.lower_ == "how" and i + 1 < len(tokens) and tokens[i + 1].lower_ == "to":
+            return True
+    return any(label == CODE_LABEL for _, label, _, _ in code_spans(doc))
 
 
 def _wh_position(doc: Doc) -> int:

@@ -70,7 +70,7 @@ WEIGHTS: dict[str, float] = {
 }
 # When the question names no expected type, every named candidate is equally plausible
 # and a bare noun phrase a little less so.
-UNTYPED = {"NOUN": 0.3}
+UNTYPED = {"NOUN": 0.3, "CODE": 0.2, "VERSION": 0.2}
 UNTYPED_NAMED = 0.5
 NAMED_FLOOR = 0.3
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Span, Token
 
+from app.reader.code import code_spans
+
 MAX_WORDS = 10
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
@@ -25,7 +27,7 @@ _TRIM_DEPS = frozenset({"det", "poss", "predet", "case", "punct", "nummod", "adv
 class Candidate:
     text: str
     # a spaCy entity label, "YEAR" (the year of a longer date), "PROPN" (a proper noun
-    # no entity covers) or "NOUN" (a plain noun phrase)
+    # no entity covers), "NOUN" (a plain noun phrase), "CODE" or "VERSION" (`code`)
     label: str
     start: int  # token offsets in the sentence's Doc
     end: int
@@ -76,6 +78,9 @@ def candidates(doc: Doc, question_words: frozenset[str] = frozenset()) -> list[C
             head = _compound_head(core)
             if head is not None and head.text != core.text:
                 add(head.text, "NOUN", head.start, head.end)
+    for text, label, start, end in code_spans(doc):  # said exactly as written
+        if len(text.split()) <= MAX_WORDS:
+            found.setdefault((text, start, end), Candidate(text, label, start, end))
     return list(found.values())
 
 

@@ -1,0 +1,68 @@
+"""Technical answers: the identifiers, commands and settings documentation answers with.
+
+A developer asking documentation "how do I make the connection wait for the lock" wants
+`busy_timeout`, not a noun phrase: the answer to a how-to question over technical text is
+usually something to type — a setting, a function, a keyword, a flag, a compile-time
+option, a URI. spaCy's English models tag such tokens as nouns or proper nouns at best, so
+they are found here by their shape, which is the same in any project's documentation:
+
+- `snake_case` and `UPPER_CASE` identifiers (`journal_size_limit`, `SQLITE_FULL`);
+- calls with their parentheses (`format()`, `group_concat(X,Y)`);
+- assignments and URI parameters (`immutable=1`, `file::memory:?cache=shared`);
+- command-line flags and shell dot-commands (`--skip 1`, `.excel`);
+- runs of upper-case keywords (`BEGIN IMMEDIATE`, `VACUUM INTO`);
+- dotted version numbers (`3.35.0`), labelled `VERSION`.
+
+Prose, Wikipedia's included, seldom has these shapes (an acronym such as "NASA" is the
+exception, and the entity tagger names it too), and the question decides whether they are
+wanted at all (`question.technical`), so they do not compete with names and dates for a
+factoid question.
+"""
+
+from __future__ import annotations
+
+import re
+
+from spacy.tokens import Doc
+
+CODE_LABEL = "CODE"
+VERSION_LABEL = "VERSION"
+
+# after a compiler's -D ("-DSQLITE_ENABLE_FTS5") the option's name starts past the D
+_SNAKE = r"(?:(?<=-D)|(?<![A-Za-z0-9_\-]))[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+"
+_CALL = r"[A-Za-z_][A-Za-z0-9_.]*\([^()\s]{0,24}\)"
+_ASSIGN = r"[A-Za-z_][A-Za-z0-9_]*=[A-Za-z0-9_.\-]+"
+_URI = r"[A-Za-z][A-Za-z0-9+.\-]*:[^\s\"'(),;]*[?=/:][^\s\"'(),;]*"
+_FLAG = r"(?<![\w\-])--?[a-z][a-z0-9\-]*(?:[ =][0-9]+)?"
+_DOT_COMMAND = r"(?<![\w.])\.[a-z][a-z0-9_]+(?:\s+(?:on|off))?"
+_KEYWORDS = r"\b[A-Z]{3,}(?:\s+[A-Z]{2,}){0,2}\b"
+_VERSION = r"\b\d+\.\d+\.\d+\b"
+_PATTERNS = [
+    *((re.compile(p), CODE_LABEL) for p in (_URI, _CALL, _ASSIGN, _SNAKE, _FLAG, _DOT_COMMAND)),
+    (re.compile(_KEYWORDS), CODE_LABEL),
+    (re.compile(_VERSION), VERSION_LABEL),
+]
+
+
+def code_spans(doc: Doc) -> list[tuple[str, str, int, int]]:
+    """(text, label, first token, end token) of every code-shaped span of a parsed
+    sentence."""
+    text = doc.text
+    found: list[tuple[str, str, int, int]] = []
+    for pattern, label in _PATTERNS:
+        for m in pattern.finditer(text):
+            _add(doc, m.group(0), m.start(), m.end(), label, found)
+    return found
+
+
+def _add(
+    doc: Doc, raw: str, start: int, end: int, label: str, found: list[tuple[str, str, int, int]]
+) -> None:
+    stripped = raw.rstrip(".:")
+    end -= len(raw) - len(stripped)
+    if len(stripped) < 2:
+        return
+    span = doc.char_span(start, end, alignment_mode="expand")
+    if span is None:
+        return
+    found.append((stripped, label, span.start, span.end))

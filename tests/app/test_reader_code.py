@@ -1,0 +1,98 @@
+"""The offline reader over technical documentation: a how-to question is answered with the
+thing to type (a setting, a function, a flag), found by its shape (`app.reader.code`),
+while factoid questions over prose keep their names and dates. spaCy is a model: slow."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.reader import Evidence, Reader
+from app.reader.code import code_spans
+from app.reader.question import analyse
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def reader() -> Reader:
+    return Reader()
+
+
+def shapes(reader: Reader, text: str) -> dict[str, str]:
+    [doc] = reader.parse([text])
+    return {span: label for span, label, _, _ in code_spans(doc)}
+
+
+def test_code_shapes_are_found_as_written(reader: Reader) -> None:
+    found = shapes(
+        reader,
+        "Set PRAGMA journal_size_limit or call sqlite3_busy_timeout(), open "
+        "file::memory:?cache=shared with immutable=1, run .eqp on or import with --skip 1, "
+        "compile with -DSQLITE_ENABLE_MATH_FUNCTIONS, use BEGIN IMMEDIATE (since 3.35.0).",
+    )
+    assert found["journal_size_limit"] == "CODE"
+    assert found["sqlite3_busy_timeout()"] == "CODE"
+    assert found["file::memory:?cache=shared"] == "CODE"
+    assert found["immutable=1"] == "CODE"
+    assert found[".eqp on"] == "CODE"
+    assert found["--skip 1"] == "CODE"
+    assert found["SQLITE_ENABLE_MATH_FUNCTIONS"] == "CODE"  # the option, not "-D…"
+    assert found["BEGIN IMMEDIATE"] == "CODE"
+    assert found["3.35.0"] == "VERSION"
+    # plain prose has none of these shapes
+    assert shapes(reader, "The film was released in 1952 by a studio in Los Angeles.") == {}
+
+
+@pytest.mark.parametrize(
+    ("question", "technical"),
+    [
+        ("How can I make the connection wait for the lock instead of failing?", True),
+        ("What do I add to CREATE TABLE so such inserts are rejected?", True),
+        ("Which URI parameter tells SQLite the file can never change?", True),
+        ("Why does journal_mode=WAL stay after I reconnect?", True),  # quotes code
+        ("Who directed the film that won the award?", False),
+        ("How did the band get its name?", False),
+    ],
+)
+def test_how_to_questions_ask_for_something_to_type(
+    reader: Reader, question: str, technical: bool
+) -> None:
+    [doc] = reader.parse([question])
+    analysis = analyse(doc)
+    assert analysis.technical is technical
+    assert (analysis.labels.get("CODE", 0.0) == 1.0) is technical
+
+
+def test_a_how_to_question_is_answered_with_the_setting(reader: Reader) -> None:
+    evidence = [
+        Evidence(
+            1,
+            "Result and Error Codes",
+            "The SQLITE_BUSY result code indicates that the database file could not be "
+            "written because of concurrent activity by some other database connection.",
+            0.4,
+            0,
+        ),
+        Evidence(
+            2,
+            "Pragma statements supported by SQLite",
+            "PRAGMA busy_timeout = milliseconds; Query or change the setting of the busy "
+            "timeout, which makes a connection wait for a lock instead of failing.",
+            0.6,
+            0,
+        ),
+        Evidence(
+            2,
+            "Pragma statements supported by SQLite",
+            "Each database connection can only have a single busy handler.",
+            0.2,
+            1,
+        ),
+    ]
+    question = (
+        'A second process gets "database is locked" straight away. How can I make the '
+        "connection wait for the lock for a while instead of failing, using only SQL?"
+    )
+    reading = reader.read(question, evidence)
+    assert reading.short == "busy_timeout"
+    assert reading.evidence[0].passage == 2
