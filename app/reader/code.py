@@ -37,8 +37,10 @@ _FLAG = r"(?<![\w\-])--?[a-z][a-z0-9\-]*(?:[ =][0-9]+)?"
 _DOT_COMMAND = r"(?<![\w.])\.[a-z][a-z0-9_]+(?:\s+(?:on|off))?"
 _KEYWORDS = r"\b[A-Z]{3,}(?:\s+[A-Z]{2,}){0,2}\b"
 _VERSION = r"\b\d+\.\d+\.\d+\b"
+# Shapes only code has; upper-case runs are also acronyms ("NASA", "NFL") in prose.
+_STRICT = [re.compile(p) for p in (_URI, _CALL, _ASSIGN, _SNAKE, _FLAG, _DOT_COMMAND)]
 _PATTERNS = [
-    *((re.compile(p), CODE_LABEL) for p in (_URI, _CALL, _ASSIGN, _SNAKE, _FLAG, _DOT_COMMAND)),
+    *((p, CODE_LABEL) for p in _STRICT),
     (re.compile(_KEYWORDS), CODE_LABEL),
     (re.compile(_VERSION), VERSION_LABEL),
 ]
@@ -53,6 +55,21 @@ def code_spans(doc: Doc) -> list[tuple[str, str, int, int]]:
         for m in pattern.finditer(text):
             _add(doc, m.group(0), m.start(), m.end(), label, found)
     return found
+
+
+def quotes_code(text: str) -> bool:
+    """Whether a text holds a shape only code has (not a mere upper-case word)."""
+    return any(p.search(text) for p in _STRICT)
+
+
+def has_keywords(text: str) -> bool:
+    """Whether a text holds an upper-case run (a keyword, or an acronym)."""
+    return _PATTERNS[len(_STRICT)][0].search(text) is not None
+
+
+def technical_share(texts: list[str]) -> float:
+    """The share of `texts` that quote code: documentation, not prose, when it is high."""
+    return sum(1 for t in texts if quotes_code(t)) / len(texts) if texts else 0.0
 
 
 def _add(

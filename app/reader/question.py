@@ -11,12 +11,12 @@ repeats. Everything here is wording and grammar, nothing learnt from a dataset.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from spacy.tokens import Doc, Token
 
-from app.reader.code import CODE_LABEL, code_spans
+from app.reader.code import has_keywords, quotes_code, technical_share
 from app.reader.lexicon import (
     AUXILIARIES,
     CLASS_LABELS,
@@ -119,21 +119,47 @@ def analyse(doc: Doc) -> QuestionAnalysis:
     )
 
 
+# Evidence this share of whose sentences quote code is documentation. Per question, the
+# shared Wikipedia sets' evidence has at most 8% (2wiki-dev; 0 on the others) and
+# sqlite-docs' a median of 23% (`technical_share`, default mode's context).
+TECHNICAL_EVIDENCE = 0.15
+
+
+def in_context(analysis: QuestionAnalysis, evidence: list[str]) -> QuestionAnalysis:
+    """The analysis with what the evidence says about the corpus: over documentation, a
+    question that names no type of answer ("what happens when …") or holds an upper-case
+    word ("right after BEGIN": a keyword there, not an acronym) is technical too."""
+    if analysis.technical or analysis.kind != "span":
+        return analysis
+    if analysis.labels and not has_keywords(analysis.text):
+        return analysis
+    if technical_share(evidence) < TECHNICAL_EVIDENCE:
+        return analysis
+    labels = dict(analysis.labels)
+    for label, prior in TECHNICAL_LABELS.items():
+        labels[label] = max(labels.get(label, 0.0), prior)
+    return replace(analysis, labels=labels, technical=True)
+
+
 def _technical(doc: Doc, wh: str, head: str) -> bool:
     """Whether the answer is likely something to type (`code`): the question asks for a
-    setting, function, flag … (`TECH_HEADS`), is a how-to ("how do I …", "what do we
-    add …"), or itself quotes code, which says the corpus is technical."""
+    setting, function, flag … (`TECH_HEADS`), is a how-to ("how do I …", "what can we
+    add …", "how to …"; not a title such as "How I Met Your Mother"), or itself quotes
+    code, which says the corpus is technical."""
     if head in TECH_HEADS:
         return True
-    tokens = list(doc)
-    for i, t in enumerate(tokens):
-        if t.lower_ in ("how", "what") and any(
-            n.lower_ in HOW_TO_SUBJECTS for n in tokens[i + 1 : i + 4]
+    words = [t.lower_ for t in doc]
+    for i, w in enumerate(words[:-1]):
+        if w == "how" and words[i + 1] == "to":
+            return True
+        if (
+            w in ("how", "what")
+            and words[i + 1] in AUXILIARIES
+            and i + 2 < len(words)
+            and words[i + 2] in HOW_TO_SUBJECTS
         ):
             return True
-        if t.lower_ == "how" and i + 1 < len(tokens) and tokens[i + 1].lower_ == "to":
-            return True
-    return any(label == CODE_LABEL for _, label, _, _ in code_spans(doc))
+    return quotes_code(doc.text)
 
 
 def _wh_position(doc: Doc) -> int:

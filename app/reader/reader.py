@@ -22,7 +22,7 @@ from app.reader.complete import completed
 from app.reader.context import Context, Evidence
 from app.reader.decide import choose, passages_of, yes_or_no
 from app.reader.names import full_name
-from app.reader.question import AnswerKind, QuestionAnalysis, analyse
+from app.reader.question import AnswerKind, QuestionAnalysis, analyse, in_context
 from app.reader.scoring import Scored, score_spans
 from app.reader.shared import prefer_shared
 from app.reader.spans import MAX_WORDS
@@ -82,6 +82,7 @@ class Reader:
         analysis = analyse(q_doc)
         if not evidence:
             return Reading("", analysis.kind)
+        analysis = in_context(analysis, [e.text for e in evidence])
         context = Context(analysis, evidence)
         ranked = sorted(context.evidence, key=lambda e: -context.sentence_score(e))
         decision = None

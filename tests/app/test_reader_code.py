@@ -8,7 +8,7 @@ import pytest
 
 from app.reader import Evidence, Reader
 from app.reader.code import code_spans
-from app.reader.question import analyse
+from app.reader.question import analyse, in_context
 
 pytestmark = pytest.mark.slow
 
@@ -52,6 +52,8 @@ def test_code_shapes_are_found_as_written(reader: Reader) -> None:
         ("Why does journal_mode=WAL stay after I reconnect?", True),  # quotes code
         ("Who directed the film that won the award?", False),
         ("How did the band get its name?", False),
+        ("What actor had the role of the narrator of How I Met Your Mother?", False),
+        ("Which American band was formed the earliest, CKY or Violent Femmes?", False),
     ],
 )
 def test_how_to_questions_ask_for_something_to_type(
@@ -96,3 +98,18 @@ def test_a_how_to_question_is_answered_with_the_setting(reader: Reader) -> None:
     reading = reader.read(question, evidence)
     assert reading.short == "busy_timeout"
     assert reading.evidence[0].passage == 2
+
+
+def test_over_documentation_an_upper_case_word_is_a_keyword(reader: Reader) -> None:
+    [doc] = reader.parse(["Why does ON DELETE CASCADE do nothing right after BEGIN?"])
+    analysis = analyse(doc)
+    assert not analysis.technical  # an acronym, as far as the question alone says
+    prose = ["The band was formed in 1987 in Ohio.", "It signed with a label in 1990."]
+    assert not in_context(analysis, prose).technical
+    docs = [
+        "PRAGMA foreign_keys = boolean; Query, set, or clear the enforcement of constraints.",
+        "This pragma is a no-op within a transaction.",
+        "Use sqlite3_db_config() to change it.",
+    ]
+    assert in_context(analysis, docs).technical
+    assert in_context(analysis, docs).labels["CODE"] == 1.0
