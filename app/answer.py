@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from app.eval.metrics import normalize_answer
 from app.reader import Evidence, Reader, Reading, shared_reader
+from app.reader.code import quotes_code
 from app.retrieval.base import RetrievalResult
 from ingest.sentences import split_sentences
 
@@ -88,7 +89,9 @@ def evidence_sentences(engine: Engine, result: RetrievalResult) -> list[Evidence
     for n, chunk in enumerate(result.context, start=1):
         for position, s in enumerate(split_sentences(chunk.text)):
             key = normalize_answer(s)
-            if len(s.split()) < 3 or not key or key in seen:
+            # a line of fewer than three words says little, unless it is code
+            # ("immutable=1", a documented setting on a line of its own)
+            if (len(s.split()) < 3 and not quotes_code(s)) or not key or key in seen:
                 continue
             seen.add(key)
             overlap = len(set(engine.analyzer.tokens(s)) & q_words) / max(len(q_words), 1)

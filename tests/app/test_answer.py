@@ -108,6 +108,16 @@ def test_sentences_repeated_by_overlapping_chunks_count_once(engine: Engine) -> 
     assert len(said) == len(set(said))
 
 
+def test_a_line_of_code_is_evidence_however_short(engine: Engine) -> None:
+    result = engine.retriever("default").retrieve(COUNTERPARTS)
+    first = result.context[0]
+    lines = "immutable=1\n\nSee also.\n\nPRAGMA busy_timeout;"
+    result.context = [replace(first, id=first.id + "-doc", text=lines), *result.context]
+    said = {e.text for e in evidence_sentences(engine, result)}
+    assert "immutable=1" in said  # code, though one word
+    assert "See also." not in said  # two words of prose say nothing
+
+
 def test_ask_json_carries_the_short_answer(settings: Settings) -> None:
     env = dict(os.environ, NEORAG_DATA_DIR=str(settings.data_dir), NEORAG_BACKEND="embedded")
     env.pop("NEORAG_LLM__PROVIDER", None)
