@@ -35,6 +35,11 @@ class TigragConfig(BaseModel):
         "sum = normalise(M(q) + M(e)), cheaper (short texts)",
     )
     centrality: Literal["ppr", "degree"] = "ppr"
+    hop_named_first: bool = Field(
+        True,
+        description="from the second hop on, expand a document the question names (and no "
+        "hop has expanded yet) before the best-ranked chunk",
+    )
 
 
 class SpectragConfig(BaseModel):

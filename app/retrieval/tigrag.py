@@ -10,9 +10,11 @@ One round, for a token set T, rerank vectors R and linked documents L:
      first chunks of the documents in L (documents whose title the text names: LLM-free
      entity linking) at the top ρ;
   5. rerank the pool by max_r cos(r, c), blended with the normalised ρ.
-Hops: the unseen entities of the top ι chunks — titles of the documents they cite first,
-then their NER mentions — extend the query; each hop reranks with {M(q ⊕ e)} and links the
-entities to documents; hop scores merge by max. Stops when a hop brings no new entity.
+Hops: the unseen entities of the top ι chunks (from the second hop on, chunks of a
+document the question names that no hop has expanded go first) — titles of the documents
+they cite first, then their NER mentions — extend the query; each hop reranks with
+{M(q ⊕ e)} and links the entities to documents; hop scores merge by max. Stops when a hop
+brings no new entity.
 
 Each round's rerank vectors are encoded on a worker thread while the token PPR and the
 candidate scoring run (on Neo4j the PPR is a server round trip; torch releases the GIL), so
@@ -83,6 +85,7 @@ class TigragRetriever(Retriever):
             linked = links.find(query.text)
             info["documents"] = [links.title[d] for d in linked]
         merged: dict[str, ScoredChunk] = {}
+        named, expanded_docs = set(linked), set[str]()
         vectors = _encode_async(lambda: query.embedding[None, :])
         first = self._round(query.tokens, vectors, linked, trace, hop=0)
         _merge_max(merged, first)
@@ -90,10 +93,13 @@ class TigragRetriever(Retriever):
         used: set[str] = set()
         for hop in range(1, self.tcfg.hops + 1):
             ranked = sorted(merged.values(), key=lambda s: -s.score)
-            top = [s.chunk_id for s in ranked if s.chunk_id not in used][: self.tcfg.hop_chunks]
+            fresh = [s.chunk_id for s in ranked if s.chunk_id not in used]
+            order = self._named_first(fresh, named, expanded_docs, hop) or fresh
+            top = order[: self.tcfg.hop_chunks]
             if not top:
                 break
             used.update(top)
+            expanded_docs.update(doc_id_of(c) for c in top)
             with trace.step("hop entities", hop=hop, chunks=top) as info:
                 table = hop_reads(self.engine)
                 info["reads"] = "table" if table is not None and table.ready else "store"
@@ -115,6 +121,17 @@ class TigragRetriever(Retriever):
             )
             _merge_max(merged, result)
         return sorted(merged.values(), key=lambda s: -s.score)
+
+    def _named_first(
+        self, fresh: list[str], named: set[str], expanded: set[str], hop: int
+    ) -> list[str]:
+        """From the second hop on, the chunks of documents the question names (title
+        linking) that no hop has expanded yet, in rank order. "Which film's director is
+        older, A or B?" names two films: hop 1 expands A and finds its director, whose page
+        then ranks high; hop 2 must expand B, not A's director (`hop_named_first`)."""
+        if hop < 2 or not self.tcfg.hop_named_first:
+            return []
+        return [c for c in fresh if (d := doc_id_of(c)) in named and d not in expanded]
 
     def _hop_vectors(self, query: Query, entities: list[str]) -> np.ndarray:
         """The rerank set {M(q ⊕ e)}: embedded jointly, or as M(q) + M(e) (cheaper)."""
