@@ -37,8 +37,8 @@ class TigragConfig(BaseModel):
     centrality: Literal["ppr", "degree"] = "ppr"
     hop_named_first: bool = Field(
         True,
-        description="from the second hop on, expand a document the question names (and no "
-        "hop has expanded yet) before the best-ranked chunk",
+        description="from the second hop on, when the question names two documents or more, "
+        "expand one of them that no hop has expanded yet before the best-ranked chunk",
     )
 
 

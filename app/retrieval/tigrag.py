@@ -10,8 +10,8 @@ One round, for a token set T, rerank vectors R and linked documents L:
      first chunks of the documents in L (documents whose title the text names: LLM-free
      entity linking) at the top ρ;
   5. rerank the pool by max_r cos(r, c), blended with the normalised ρ.
-Hops: the unseen entities of the top ι chunks (from the second hop on, chunks of a
-document the question names that no hop has expanded go first) — titles of the documents
+Hops: the unseen entities of the top ι chunks (from the second hop on, when the question
+names several documents, those no hop has expanded yet go first) — titles of the documents
 they cite first, then their NER mentions — extend the query; each hop reranks with
 {M(q ⊕ e)} and links the entities to documents; hop scores merge by max. Stops when a hop
 brings no new entity.
@@ -125,11 +125,13 @@ class TigragRetriever(Retriever):
     def _named_first(
         self, fresh: list[str], named: set[str], expanded: set[str], hop: int
     ) -> list[str]:
-        """From the second hop on, the chunks of documents the question names (title
-        linking) that no hop has expanded yet, in rank order. "Which film's director is
-        older, A or B?" names two films: hop 1 expands A and finds its director, whose page
-        then ranks high; hop 2 must expand B, not A's director (`hop_named_first`)."""
-        if hop < 2 or not self.tcfg.hop_named_first:
+        """From the second hop on, when the question names two documents or more (title
+        linking), the chunks of those no hop has expanded yet, in rank order. "Which film's
+        director is older, A or B?" names two films: hop 1 expands A and finds its
+        director, whose page then ranks high; hop 2 must expand B, not A's director
+        (`hop_named_first`). A question naming one document needs no such turn: on
+        sqlite-docs that cost a page (README, Ablations)."""
+        if hop < 2 or len(named) < 2 or not self.tcfg.hop_named_first:
             return []
         return [c for c in fresh if (d := doc_id_of(c)) in named and d not in expanded]
 
