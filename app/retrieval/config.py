@@ -35,6 +35,9 @@ class TigragConfig(BaseModel):
         "sum = normalise(M(q) + M(e)), cheaper (short texts)",
     )
     centrality: Literal["ppr", "degree"] = "ppr"
+    named_on_top: bool = Field(
+        True, description="the first chunks of documents the question names by title rank first"
+    )
     hop_named_first: bool = Field(
         True,
         description="from the second hop on, when the question names two documents or more, "

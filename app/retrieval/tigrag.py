@@ -120,7 +120,23 @@ class TigragRetriever(Retriever):
                 {"hop": hop, "chunks": top, "entities": list(entities), "candidates": len(result)}
             )
             _merge_max(merged, result)
-        return sorted(merged.values(), key=lambda s: -s.score)
+        return self._named_on_top(sorted(merged.values(), key=lambda s: -s.score), named)
+
+    def _named_on_top(self, ranked: list[ScoredChunk], named: set[str]) -> list[ScoredChunk]:
+        """The first chunks of the documents the question names by title go first, in
+        their own order (`named_on_top`): the question says they matter, while pages a hop
+        links (the four Peter Pan adaptations Barrie's page cites) only may."""
+        if not self.tcfg.named_on_top or not named or not ranked:
+            return ranked
+        firsts = {c for d in named if (c := self.engine.links.first_chunk.get(d)) is not None}
+        top = ranked[0].score
+        lifted = [
+            ScoredChunk(s.chunk_id, top + s.score, {**s.signals, "named": 1.0})
+            if s.chunk_id in firsts
+            else s
+            for s in ranked
+        ]
+        return sorted(lifted, key=lambda s: -s.score)
 
     def _named_first(
         self, fresh: list[str], named: set[str], expanded: set[str], hop: int

@@ -2,6 +2,7 @@
 names two films, and each needs its own hop to reach its director. Hop 1 expands the
 best-ranked chunk (one film) and finds its director, whose page then ranks high; hop 2
 expands the other film the question names (`hop_named_first`), not that director's page.
+The films the question names also rank above the pages hops link (`named_on_top`).
 Builds a small real index: slow."""
 
 from __future__ import annotations
@@ -76,10 +77,13 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     e.close()
 
 
-def hop_documents(engine: Engine, named_first: bool) -> tuple[list[str], list[str]]:
+def hop_documents(
+    engine: Engine, named_first: bool, on_top: bool = True
+) -> tuple[list[str], list[str]]:
     retriever = engine.retriever("tigrag")
     cfg = retriever.cfg.model_copy(deep=True)
     cfg.tigrag.hop_named_first = named_first
+    cfg.tigrag.named_on_top = on_top
     retriever.cfg = cfg
     result = retriever.retrieve(QUESTION, top_k=5)
     expanded = [name_of(doc_id_of(c)) for h in result.trace.hops for c in h["chunks"]]
@@ -97,3 +101,11 @@ def test_without_the_rule_hop_two_follows_the_first_director(engine: Engine) -> 
     on, _ = hop_documents(engine, named_first=True)
     assert off[0] == on[0]  # hop 1 is unchanged: the best-ranked chunk
     assert off[1] == {"f1": "d1", "f2": "d2"}[off[0]]  # the page hop 1 just found
+
+
+def test_the_documents_the_question_names_rank_first(engine: Engine) -> None:
+    _, top = hop_documents(engine, named_first=True, on_top=True)
+    assert set(top[:2]) == {"f1", "f2"}, top
+    # without it a director a hop linked outranks the films the question names
+    _, top = hop_documents(engine, named_first=True, on_top=False)
+    assert set(top[:2]) != {"f1", "f2"}, top
