@@ -85,7 +85,8 @@ class TigragRetriever(Retriever):
             linked = links.find(query.text)
             info["documents"] = [links.title[d] for d in linked]
         merged: dict[str, ScoredChunk] = {}
-        named, expanded_docs = set(linked), set[str]()
+        # the documents the question names (none when title linking is off)
+        named, expanded_docs = set(linked if self.tcfg.title_links else ()), set[str]()
         vectors = _encode_async(lambda: query.embedding[None, :])
         first = self._round(query.tokens, vectors, linked, trace, hop=0)
         _merge_max(merged, first)
