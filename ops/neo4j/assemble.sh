@@ -5,7 +5,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${NEORAG_CACHE:-$HOME/.cache/neorag}"
-key="$(sha1sum "$here/pom.xml" "$here/assemble.sh" | sha1sum | cut -c1-12)"
+# the files' contents only: a key holding their paths made every clone fetch its own copy
+key="$(cat "$here/pom.xml" "$here/assemble.sh" | sha1sum | cut -c1-12)"
 dest="$cache/neo4j-$key"
 if [[ -f "$dest/.complete" ]]; then echo "$dest"; exit 0; fi
 
