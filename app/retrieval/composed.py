@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,7 @@ from app.engine import doc_id_of
 from app.retrieval.base import Query, RetrievalResult, Retriever, ScoredChunk, Trace
 from app.retrieval.baselines import HybridRetriever
 from app.retrieval.bridge import BridgeRetriever
-from app.retrieval.fusion import rrf
+from app.retrieval.fusion import rrf, spread_documents
 from app.retrieval.literag import LiteragRetriever
 from app.retrieval.selection import budgeted
 from app.retrieval.spectrag import SpectragRetriever
@@ -114,14 +115,19 @@ class DefaultRetriever(Retriever):
             for name in parts
         }
         fused: list[ScoredChunk] | None = None
+        matched = False
         if "hybrid" not in parts and self.cfg.passage_match != "off":
             fused = self._fuse(rankings)  # the graph parts' own ranking decides
-            if self._passage_match(fused[:k], trace):
+            if matched := self._passage_match(fused[:k], trace):
                 hybrid = self._part("hybrid")._retrieve(query, trace, k)
                 rankings["hybrid"] = [(s.chunk_id, s.score) for s in hybrid]
                 fused = None
         with trace.step("fusion", method="rrf", k=self.cfg.fusion.rrf_k, parts=list(rankings)):
-            return fused if fused is not None else self._fuse(rankings)
+            fused = fused if fused is not None else self._fuse(rankings)
+        if matched and self.cfg.passage_match_page_share < 1:
+            per_page = math.ceil(self.cfg.passage_match_page_share * k)
+            fused = spread_documents(fused, k, per_page, doc_id_of)
+        return fused
 
     def _fuse(self, rankings: dict[str, list[tuple[str, float]]]) -> list[ScoredChunk]:
         return rrf(

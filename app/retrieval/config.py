@@ -134,6 +134,16 @@ class RetrievalConfig(BaseModel):
             "sqlite-docs' pages 37 on average"
         ),
     )
+    passage_match_page_share: float = Field(
+        0.5,
+        gt=0,
+        le=1,
+        description=(
+            "when passage match joins, one document holds at most this share of the first "
+            "`top_k` chunks (rounded up; 1: no limit), so a second page the question needs "
+            "is not crowded out of the context by the first page's passages"
+        ),
+    )
     top_k: int = Field(5, ge=1)
     max_question_chars: int = Field(2000, ge=16)
     query_encoder: Literal["onnx", "torch"] = Field(

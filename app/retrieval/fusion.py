@@ -6,7 +6,7 @@ every signal's contribution so traces and the UI can show where a chunk's score 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from app.retrieval.base import ScoredChunk
 from app.retrieval.config import FusionConfig
@@ -26,6 +26,27 @@ def rrf(
             item.score += w / (k + rank)
             item.signals[name] = float(score)
     return sorted(fused.values(), key=lambda s: -s.score)
+
+
+def spread_documents(
+    ranking: Sequence[ScoredChunk], k: int, per_document: int, document_of: Callable[[str], str]
+) -> list[ScoredChunk]:
+    """The ranking with at most `per_document` chunks of one document among its first `k`;
+    the chunks held back keep their order right after them. Document order (first
+    appearance) is unchanged, so page recall is too: only which passages fill the context."""
+    head: list[ScoredChunk] = []
+    held: list[ScoredChunk] = []
+    taken: dict[str, int] = {}
+    for i, item in enumerate(ranking):
+        if len(head) == k:
+            return head + held + list(ranking[i:])
+        doc = document_of(item.chunk_id)
+        if taken.get(doc, 0) < per_document:
+            taken[doc] = taken.get(doc, 0) + 1
+            head.append(item)
+        else:
+            held.append(item)
+    return head + held
 
 
 def minmax(ranking: Ranking) -> dict[str, float]:

@@ -4,6 +4,8 @@ iteration, and retrieval on a small real index whose second hop only a shared na
 from __future__ import annotations
 
 import json
+import math
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from app.engine import Engine
+from app.engine import Engine, doc_id_of
 from app.overrides import with_overrides
 from app.retrieval.base import RetrievalResult, TraceStep
 from app.retrieval.bridge import BridgeWalk
@@ -298,13 +300,29 @@ def test_long_pages_get_the_passage_match(tmp_path: Path) -> None:
     try:
         assert _chunks_per_document(e) < settings.retrieval.passage_match_chunks
         default = e.retriever("default")
-        result = default.retrieve("when does the writer copy pages into the file?")
+        question = "when does the writer copy pages into the file?"
+        result = default.retrieve(question)
         assert _fusion(result).details["parts"] == [*settings.retrieval.default_parts, "hybrid"]
         assert any("passage match" in n for n in result.trace.notes)
+        # One page holds at most ⌈share · top_k⌉ of the first top_k chunks; without that
+        # limit the better page's passages fill more of them. Page order is the same.
+        k = settings.retrieval.top_k
+        limit = math.ceil(settings.retrieval.passage_match_page_share * k)
+        unlimited = Engine(
+            with_overrides(settings, {"retrieval.passage_match_page_share": 1.0}), store=e.store
+        ).retriever("default")
+        whole = unlimited.retrieve(question)
+        assert _most_chunks_of_one_document(whole, k) > limit
+        assert _most_chunks_of_one_document(result, k) == limit
+        assert result.doc_ranking() == whole.doc_ranking()
         result = default.retrieve("Which film did Clara Bow star in near Port Veldt?")
         assert _fusion(result).details["parts"] == list(settings.retrieval.default_parts)
     finally:
         e.close()
+
+
+def _most_chunks_of_one_document(result: RetrievalResult, k: int) -> int:
+    return max(Counter(doc_id_of(c.chunk_id) for c in result.ranking[:k]).values())
 
 
 PEOPLE = ["Natalie Wood", "Lana Wood", "Maureen O'Hara", "Edmund Gwenn", "John Payne",

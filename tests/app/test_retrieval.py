@@ -17,8 +17,8 @@ from app.engine import Engine
 from app.llm import chat_model
 from app.overrides import with_overrides
 from app.retrieval import mode_names
-from app.retrieval.base import BadQuestion
-from app.retrieval.fusion import rrf, weighted
+from app.retrieval.base import BadQuestion, ScoredChunk
+from app.retrieval.fusion import rrf, spread_documents, weighted
 from app.retrieval.langchain import NeoragRetriever
 from app.services import index_dir, store_path
 from app.settings import Settings
@@ -56,6 +56,18 @@ def test_fusion_by_hand() -> None:
     assert fused[0].signals == {"a": 1.0, "b": 5.0}
     w = weighted({"a": [("x", 10.0), ("y", 0.0)], "b": [("y", 2.0)]}, {"a": 1.0, "b": 0.5})
     assert [(s.chunk_id, s.score) for s in w] == [("x", 1.0), ("y", 0.5)]
+
+
+def test_spread_documents_by_hand() -> None:
+    """At most two chunks of a document among the first four; held-back chunks follow them
+    in order, and the documents' first appearances keep their order."""
+    ids = ["a#0", "a#1", "a#2", "b#0", "a#3", "c#0", "b#1"]
+    ranking = [ScoredChunk(c, 1.0 - i / 10) for i, c in enumerate(ids)]
+    spread = spread_documents(ranking, 4, 2, lambda c: c.split("#")[0])
+    assert [s.chunk_id for s in spread] == ["a#0", "a#1", "b#0", "c#0", "a#2", "a#3", "b#1"]
+    assert sorted(s.chunk_id for s in spread) == sorted(ids)
+    unlimited = spread_documents(ranking, 4, 4, lambda c: c.split("#")[0])
+    assert [s.chunk_id for s in unlimited] == ids
 
 
 @pytest.mark.parametrize("mode", mode_names())
