@@ -23,6 +23,15 @@ stretches wall-clock time but not much the CPU time a step needs. `--queries-onl
 step 4 again on the stores an earlier run left, every size back to back, so the sizes'
 latencies compare within one quiet run.
 
+A size's steps keep a ledger (`<data-dir>/ledger-<backend>-<size>.json`) that records each
+finished step and, every 10 s, the running ingest's elapsed wall and CPU seconds and peak
+RSS. `--resume` continues a size whose process was killed (the 200k size needs more hours
+than a working session has): the embedding-only baseline is not measured again, the ingest
+re-runs without rebuilding and picks up the documents still missing (the crash-safe path
+users rely on), and the size's `ingest_seconds` is the sum of its segments, so the restart's
+model loading and the batch redone after the kill are counted, not hidden. The JSON records
+the number of segments.
+
 Output: bench/out/scale-<backend>.json, {"backend", "sources", "sizes": [...]} with each
 size shaped as the scale issue asks. The machine's load average is recorded beside each
 size, since latencies on a shared machine are only indicative.
@@ -39,7 +48,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -56,9 +65,16 @@ MODES = ("default", "tigrag", "spectrag", "dense", "bm25", "hybrid")
 QUESTIONS = 200
 
 
-def build_folder(root: Path, size: int, cache: Path, base_chunks: int) -> Path:
-    """The size's corpus folder: a copy of 2wiki-dev's corpus and links to its pages."""
+def build_folder(
+    root: Path, size: int, cache: Path, base_chunks: int, *, keep: bool = False
+) -> Path:
+    """The size's corpus folder: a copy of 2wiki-dev's corpus and links to its pages. With
+    `keep`, an existing folder's links stay (a resumed ingest must see the same files) and
+    only the 2wiki corpus is copied again, undoing an edit a killed change step left."""
     folder = root / f"size-{size}"
+    if keep and (folder / "pages").exists():
+        shutil.copyfile(DATASET / "corpus.jsonl", folder / "2wiki" / "corpus.jsonl")
+        return folder
     if folder.exists():
         shutil.rmtree(folder)
     (folder / "2wiki").mkdir(parents=True)
@@ -90,29 +106,86 @@ class Timed(dict):
     """wall / cpu seconds and the mean load average of one timed step."""
 
 
+def _peak_rss_mb() -> float:
+    return round(
+        max(
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+        )
+        / 1024,
+        1,
+    )
+
+
 @contextmanager
-def timed() -> Iterator[Timed]:
+def timed(checkpoint: Callable[[Timed], None] | None = None) -> Iterator[Timed]:
+    """Time a step; `checkpoint` gets the running figures every 10 s."""
     out = Timed()
     loads: list[float] = []
     stop = threading.Event()
+    wall, cpu = time.perf_counter(), time.process_time()
+
+    def running() -> Timed:
+        out["wall"] = time.perf_counter() - wall
+        out["cpu"] = time.process_time() - cpu
+        out["load"] = round(sum(loads) / max(len(loads), 1), 2)
+        out["loads"] = len(loads)
+        return out
 
     def sample() -> None:
         while True:
             loads.append(os.getloadavg()[0])
+            if checkpoint:
+                checkpoint(running())
             if stop.wait(10):
                 return
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    wall, cpu = time.perf_counter(), time.process_time()
     try:
         yield out
     finally:
-        out["wall"] = time.perf_counter() - wall
-        out["cpu"] = time.process_time() - cpu
         stop.set()
         sampler.join()
-        out["load"] = round(sum(loads) / len(loads), 2)
+        running()
+
+
+class Ledger:
+    """A size's finished steps and the running ingest's segments, kept on disk so a killed
+    run resumes without measuring a step twice or losing the time already spent."""
+
+    def __init__(self, path: Path, *, resume: bool) -> None:
+        self.path = path
+        self.data: dict[str, Any] = {"segments": []}
+        if resume and path.exists():
+            self.data = json.loads(path.read_text())
+        elif not resume and path.exists():
+            path.unlink()
+
+    def save(self) -> None:
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.data, indent=1))
+        tmp.replace(self.path)
+
+    def segment(self) -> Callable[[Timed], None]:
+        """A checkpoint callback that records the running ingest as a new segment."""
+        self.data["segments"].append({"wall": 0.0, "cpu": 0.0, "load": 0.0, "loads": 0})
+
+        def checkpoint(t: Timed) -> None:
+            self.data["segments"][-1] = {k: t[k] for k in ("wall", "cpu", "load", "loads")}
+            self.data["peak_rss_mb"] = max(self.data.get("peak_rss_mb", 0.0), _peak_rss_mb())
+            self.save()
+
+        return checkpoint
+
+    def ingest_totals(self) -> Timed:
+        segments = self.data["segments"]
+        loads = sum(s["loads"] for s in segments)
+        return Timed(
+            wall=sum(s["wall"] for s in segments),
+            cpu=sum(s["cpu"] for s in segments),
+            load=round(sum(s["load"] * s["loads"] for s in segments) / max(loads, 1), 2),
+        )
 
 
 def edit_one_passage(corpus: Path, restore: str | None = None) -> str:
@@ -129,7 +202,13 @@ def edit_one_passage(corpus: Path, restore: str | None = None) -> str:
 
 
 def measure(
-    size: int, backend: str, data_dir: Path, cache: Path, modes: list[str], embed_sample: int
+    size: int,
+    backend: str,
+    data_dir: Path,
+    cache: Path,
+    modes: list[str],
+    embed_sample: int,
+    resume: bool = False,
 ) -> dict:
     """One size, in this (child) process: ingest, change, then queries."""
     from app.services import index_dir, open_store
@@ -137,9 +216,11 @@ def measure(
     from ingest.chunkers import chunk_document
     from ingest.loaders import LoadedDocument, scan
     from ingest.models import IngestModels
-    from ingest.runner import embedding_text, run_ingest
+    from ingest.runner import run_ingest
 
     settings = Settings(backend=backend, data_dir=data_dir, collection=f"bench-scale-{size}")
+    ledger = Ledger(data_dir / f"ledger-{backend}-{size}.json", resume=resume)
+    resuming = bool(ledger.data["segments"])
     models = IngestModels(settings.ingest.models)
     models.embedder.encode(["warm up"])
     count = models.count_tokens
@@ -148,33 +229,31 @@ def measure(
         for d in scan(DATASET / "corpus.jsonl", settings.ingest.max_file_bytes)
         if isinstance(d, LoadedDocument)
     )
-    folder = build_folder(data_dir / "corpora", size, cache, base)
-    docs = [
-        d for d in scan(folder, settings.ingest.max_file_bytes) if isinstance(d, LoadedDocument)
-    ]
-    texts = [
-        embedding_text(d.title, p.section_path, p.text)
-        for d in docs
-        for p in chunk_document(d, settings.ingest.chunking, count)
-    ]
-    print(f"size {size}: {len(docs)} documents, {len(texts)} chunks; embedding only", flush=True)
-    step = max(1, len(texts) // embed_sample) if embed_sample else 1
-    sample = texts[::step]
-    scale = len(texts) / len(sample)
-    with timed() as embed_only:
-        models.embedder.encode(sample)
-    del texts, sample
+    folder = build_folder(data_dir / "corpora", size, cache, base, keep=resuming)
+    if "embed_only" not in ledger.data:
+        ledger.data["embed_only"] = embed_only_baseline(folder, settings, models, embed_sample)
+        ledger.save()
+    embed_only = ledger.data["embed_only"]
 
     from rich.console import Console
 
     from app.progress import RichProgress
 
-    with open_store(settings, rebuild=True) as store:
+    with open_store(settings, rebuild=not resuming) as store:
         run = partial(
             run_ingest, folder, store, settings.ingest, settings.algorithms, index_dir(settings)
         )
-        with timed() as ingest, RichProgress(Console(stderr=True)) as progress:
-            run(models=models, progress=progress, rebuild=True)
+        if not ledger.data.get("ingest_done"):
+            print(f"size {size}: ingest segment {len(ledger.data['segments']) + 1}", flush=True)
+            checkpoint = ledger.segment()
+            with timed(checkpoint) as segment, RichProgress(Console(stderr=True)) as progress:
+                run(models=models, progress=progress, rebuild=not resuming)
+            checkpoint(segment)
+            ledger.data["ingest_done"] = True
+            ledger.save()
+        else:
+            run(models=models)  # undo an edit a killed change step left in the store
+        ingest = ledger.ingest_totals()
         corpus = folder / "2wiki" / "corpus.jsonl"
         original = edit_one_passage(corpus)
         with timed() as change:
@@ -185,6 +264,7 @@ def measure(
     store_paths = [settings.collection_dir]
     if backend == "neo4j" and os.environ.get("NEO4J_RUN_DIR"):  # the whole database
         store_paths.append(Path(os.environ["NEO4J_RUN_DIR"]) / "data" / "databases")
+    scale = embed_only["scale"]
     return {
         "chunks": status["chunks"],
         "documents": status["documents"],
@@ -194,26 +274,43 @@ def measure(
         "ingest_seconds": round(ingest["wall"], 1),
         "ingest_cpu_seconds": round(ingest["cpu"], 1),
         "ingest_load_average": ingest["load"],
+        "ingest_segments": len(ledger.data["segments"]),
         "embed_only_seconds": round(embed_only["wall"] * scale, 1),
         "embed_only_cpu_seconds": round(embed_only["cpu"] * scale, 1),
         "embed_only_load_average": embed_only["load"],
         "embed_only_measured_chunks": round(status["chunks"] / scale),
         "ingest_over_embed": round(ingest["wall"] / (embed_only["wall"] * scale), 2),
         "ingest_over_embed_cpu": round(ingest["cpu"] / (embed_only["cpu"] * scale), 2),
-        "peak_rss_mb": round(
-            max(
-                resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
-            )
-            / 1024,
-            1,
-        ),
+        "peak_rss_mb": max(_peak_rss_mb(), ledger.data.get("peak_rss_mb", 0.0)),
         "store_mb": _du_mb(*store_paths),
         "one_doc_change_seconds": round(change["wall"], 2),
         "one_doc_change_cpu_seconds": round(change["cpu"], 2),
         "one_doc_change_share": round(change["wall"] / ingest["wall"], 4),
         **queries(size, backend, data_dir, modes),
     }
+
+
+def embed_only_baseline(folder: Path, settings: Any, models: Any, embed_sample: int) -> dict:
+    """Embed the folder's chunks (or an evenly spaced sample) once with the ingest's model."""
+    from ingest.chunkers import chunk_document
+    from ingest.loaders import LoadedDocument, scan
+    from ingest.runner import embedding_text
+
+    docs = [
+        d for d in scan(folder, settings.ingest.max_file_bytes) if isinstance(d, LoadedDocument)
+    ]
+    texts = [
+        embedding_text(d.title, p.section_path, p.text)
+        for d in docs
+        for p in chunk_document(d, settings.ingest.chunking, models.count_tokens)
+    ]
+    print(f"{folder.name}: {len(docs)} documents, {len(texts)} chunks; embedding only", flush=True)
+    step = max(1, len(texts) // embed_sample) if embed_sample else 1
+    sample = texts[::step]
+    with timed() as took:
+        models.embedder.encode(sample)
+    return {"wall": took["wall"], "cpu": took["cpu"], "load": took["load"],
+            "scale": len(texts) / len(sample)}  # fmt: skip
 
 
 def queries(size: int, backend: str, data_dir: Path, modes: list[str]) -> dict:
@@ -309,6 +406,11 @@ def main() -> None:
         action="store_true",
         help="measure the queries again on the stores of an earlier run (sizes back to back)",
     )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue sizes whose run was killed (their ledgers), adding ingest segments",
+    )
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -322,7 +424,13 @@ def main() -> None:
             result = queries(args.child, args.backend, args.data_dir, modes)
         else:
             result = measure(
-                args.child, args.backend, args.data_dir, args.cache, modes, args.embed_sample
+                args.child,
+                args.backend,
+                args.data_dir,
+                args.cache,
+                modes,
+                args.embed_sample,
+                resume=args.resume,
             )
         args.result.write_text(json.dumps(result))
         return
@@ -339,7 +447,9 @@ def main() -> None:
             [sys.executable, __file__, "--child", str(size), "--backend", args.backend,
              "--cache", str(args.cache), "--data-dir", str(args.data_dir), "--modes", args.modes,
              "--embed-sample", str(args.embed_sample),
-             "--result", str(result_file)] + (["--queries-only"] if args.queries_only else []),
+             "--result", str(result_file)]
+            + (["--queries-only"] if args.queries_only else [])
+            + (["--resume"] if args.resume else []),
             check=True,
         )  # fmt: skip
         earlier = [s for s in report["sizes"] if s.get("target_chunks") == size]
