@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,14 +110,18 @@ class ModeResult:
     answer_ms: list[float] = field(default_factory=list)
     answer_at_5: list[float] = field(default_factory=list)
     answer_in_context: list[float] = field(default_factory=list)
+    notes: Counter[str] = field(default_factory=Counter)
 
-    def summary(self) -> dict[str, float | None]:
+    def note(self, notes: Sequence[str]) -> None:
+        """Count the questions whose trace carries each kind of note (its text before the
+        first colon: "passage match", …), so a per-question decision is visible per run."""
+        self.notes.update({re.sub(r"\d[\d.,]*", "N", n.split(":", 1)[0]) for n in notes})
+
+    def summary(self) -> dict[str, Any]:
         def mean(xs: Sequence[float]) -> float:
             return round(sum(xs) / len(xs), 2) if xs else 0.0
 
-        out: dict[str, float | None] = {
-            f"recall@{k}": mean([100 * r for r in self.recalls[k]]) for k in KS
-        }
+        out: dict[str, Any] = {f"recall@{k}": mean([100 * r for r in self.recalls[k]]) for k in KS}
         out["mrr"] = round(sum(self.mrr) / len(self.mrr), 4) if self.mrr else 0.0
         out["context_tokens_mean"] = mean([float(t) for t in self.context_tokens])
         out["latency_ms_p50"] = (
@@ -136,6 +141,7 @@ class ModeResult:
             out[f"answer_ms_p{q}"] = (
                 round(percentile(self.answer_ms, q), 2) if self.answer_ms else None
             )
+        out["questions_noted"] = dict(sorted(self.notes.items()))
         return out
 
 
@@ -275,6 +281,7 @@ def run_eval(
                     acc.recalls[k].append(recall_at_k(ranking, gold, k))
                 acc.mrr.append(mrr(ranking, gold))
                 acc.context_tokens.append(result.context_tokens)
+                acc.note(result.trace.notes)
                 if q.get("answers"):
                     top = engine.store.get_chunks([c.chunk_id for c in result.ranking[:5]])
                     acc.answer_at_5.append(answer_in_texts([c.text for c in top], q["answers"]))

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.eval.harness import Dataset, run_eval
+from app.overrides import with_overrides
 from app.settings import Settings
 
 pytestmark = pytest.mark.slow
@@ -54,6 +55,13 @@ def test_folder_dataset_reports_page_recall_and_answer_share(tmp_path: Path) -> 
     for row in report["results"].values():
         assert row["recall@2"] == 100.0
         assert row["answer@5"] == 100.0 and row["answer_in_context"] == 100.0
+    # One-chunk pages: passage match joins no question unless forced, and the run says so.
+    assert "passage match" not in report["results"]["default"]["questions_noted"]
+    forced = with_overrides(
+        Settings(data_dir=tmp_path / "store"), {"retrieval.passage_match": "on"}
+    )
+    noted = run_eval(forced, dataset, ["default"])["results"]["default"]["questions_noted"]
+    assert noted["passage match"] == len(QUESTIONS)
 
     (data / "pages" / "config.md").write_text("# Configuration\n\nNothing about caches.\n")
     changed = Dataset.load(data)
