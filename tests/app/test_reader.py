@@ -349,3 +349,17 @@ def test_relative_dates_are_no_answer_and_group_asks_for_a_class(reader: Reader)
     [typed] = reader.parse(["To what type of plants do both Dieffenbachia and Carlina belong?"])
     assert analyse(asked).head == analyse(typed).head == "plant"
     assert analyse(asked).labels == analyse(typed).labels
+
+
+def test_how_many_asks_for_a_count_whatever_the_noun(reader: Reader) -> None:
+    """ "How many members …": members are people, but the answer is a number (counting)."""
+    question = "How many members were in the boy group whose first sub-unit is Bastarz?"
+    analysis = analyse(reader.parse([question])[0])
+    assert analysis.wh == "how many"
+    assert max(analysis.labels, key=analysis.labels.get) == "CARDINAL"
+    evidence = [
+        Evidence(1, "Bastarz", "Bastarz is the first official sub-unit of Block B.", 0.6, 0),
+        Evidence(2, "Block B", "Block B is a South Korean boy group of seven members.", 0.5, 0),
+        Evidence(2, "Block B", "The group was formed by Cho PD in Seoul.", 0.1, 1),
+    ]
+    assert reader.read(question, evidence).short == "seven"
