@@ -7,11 +7,14 @@ where the NER model ends them), so the best one can be a fragment of the answer:
 - "Where was X born?" read from "born in Bay Ridge, Brooklyn": "Bay Ridge" is a place
   and the place it lies in follows it; the answer names both, as the sentence does (not
   when the two are items of a list).
+- A name the NER model cut inside its own proper-noun run: "North Greenwich" of "the North
+  Greenwich Arena", "Landing Place" of "Captain Cook's Landing Place", "Go" of "Teen Titans
+  Go!" — the capitalised words that modify it, or that it modifies, belong to the name.
 """
 
 from __future__ import annotations
 
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 
 from app.reader.question import QuestionAnalysis
 
@@ -27,6 +30,8 @@ def completed(
     "Silverrun river", for "which river")."""
     if end <= start or end > len(doc):
         return start, end
+    if label != "NOUN":
+        start, end = _name_run(doc, start, end)
     if end < len(doc) and question.head and label == "NOUN":
         nxt, last = doc[end], doc[end - 1]
         if (
@@ -43,6 +48,38 @@ def completed(
         if first and second and {first.label_, second.label_} <= _PLACES and not listed:
             return start, second.end
     return start, end
+
+
+def _name_run(doc: Doc, start: int, end: int) -> tuple[int, int]:
+    """The span grown over the proper nouns of its run: rightwards while the last word is a
+    compound of the next capitalised proper noun, leftwards over capitalised compounds and
+    a possessive ("Captain Cook's") that modify a word of the span."""
+    while (
+        end < len(doc)
+        and _proper(doc[end])
+        and doc[end - 1].dep_ == "compound"
+        and doc[end - 1].head.i >= end
+    ):
+        end += 1
+    while start > 0:
+        before = doc[start - 1]
+        if _proper(before) and before.dep_ == "compound" and start <= before.head.i < end:
+            start -= 1
+        elif (
+            start > 1
+            and before.tag_ == "POS"
+            and _proper(doc[start - 2])
+            and doc[start - 2].dep_ == "poss"
+            and start <= doc[start - 2].head.i < end
+        ):
+            start -= 2
+        else:
+            break
+    return start, end
+
+
+def _proper(token: Token) -> bool:
+    return token.pos_ == "PROPN" and token.text[:1].isupper()
 
 
 def _in_list(doc: Doc, at: int) -> bool:

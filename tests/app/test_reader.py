@@ -10,6 +10,7 @@ from functools import cache
 import pytest
 
 from app.reader import Evidence, Reader
+from app.reader.complete import completed
 from app.reader.question import analyse
 from app.reader.spans import MAX_WORDS, candidates
 from ingest.sentences import split_sentences
@@ -294,6 +295,36 @@ def test_the_answer_is_completed_from_its_sentence(reader: Reader) -> None:
         ("Ann Lee", "Ann Lee was an American writer. She lived in Boston, Chicago and Denver.")
     )
     assert reader.read("Where did Ann Lee live?", writer).short == "Boston"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "cut", "name"),
+    [
+        (
+            "The O2 Arena was called the North Greenwich Arena during the 2012 Olympics.",
+            "North Greenwich",
+            "North Greenwich Arena",
+        ),
+        (
+            "Captain Cook's Landing Place is a heritage-listed site in Queensland.",
+            "Landing Place",
+            "Captain Cook's Landing Place",
+        ),
+        ("She lived in Boston, Chicago and Denver.", "Boston", "Boston"),
+        ("Barack Obama met Angela Merkel in Berlin.", "Angela Merkel", "Angela Merkel"),
+    ],
+)
+def test_a_name_cut_inside_its_proper_noun_run_is_completed(
+    reader: Reader, sentence: str, cut: str, name: str
+) -> None:
+    """The NER model may end a name inside its own run of capitalised words; the answer
+    takes the words that modify it or that it modifies, and nothing past the name."""
+    [doc] = reader.parse([sentence])
+    at = sentence.index(cut)
+    span = doc.char_span(at, at + len(cut))
+    asked = analyse(reader.parse(["Where was it?"])[0])
+    start, end = completed(asked, doc, span.start, span.end, "FAC")
+    assert doc[start:end].text == name
 
 
 def test_choice_by_height_reads_the_lengths_the_tagger_calls_dates(reader: Reader) -> None:
