@@ -153,5 +153,6 @@ SMALLER_WORDS = _words("fewer fewest less least smaller smallest lower lowest sh
 # often tags as a date.
 TALLER_WORDS = _words("taller tallest higher highest")
 SHORTER_WORDS = _words("shorter shortest lower lowest")
-# Words that make "older"/"longer" a question about a lifespan, not about a date.
-LIFESPAN_WORDS = _words("age life lived")
+# Words that make "older"/"longer" a question about a lifespan (of a person, or how long
+# a thing was in operation), not about a date.
+LIFESPAN_WORDS = _words("age life lived operational active existed lasted operated")

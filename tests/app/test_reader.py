@@ -106,6 +106,15 @@ def test_choice_by_birth_date_and_by_count(reader: Reader) -> None:
     )
     more = reader.read("Which genus contains more species, Crowea or Dracula?", genera)
     assert more.short == "Dracula" and "118" in more.evidence[0].text
+    # "operational for longer": how long each was in operation, not which started first
+    satellites = evidence(
+        ("Vela Probe", "The Vela Probe was a survey satellite. It operated from 1978 to 1996."),
+        ("Kestrel", "Kestrel was an X-ray telescope. It was operational from 1983 until 1986."),
+    )
+    longer = reader.read(
+        "Which satellite was operational for longer, Kestrel or Vela Probe?", satellites
+    )
+    assert longer.short == "Vela Probe" and longer.how == "larger lifespan"
 
 
 def test_yes_no_checks_each_named_thing(reader: Reader) -> None:
