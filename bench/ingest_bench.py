@@ -37,14 +37,15 @@ sys.path.insert(0, str(REPO))
 PROC = Path("/proc")
 
 
-def chunk_texts(dataset: Path, settings, models) -> tuple[int, list[str]]:
+def chunk_texts(source: Path, settings, models) -> tuple[int, list[str]]:
+    """The documents found under `source` (a file or folder) and their chunks' embedding texts,
+    exactly as the ingest would embed them."""
     from ingest.chunkers import chunk_document
     from ingest.loaders import LoadedDocument, scan
     from ingest.runner import embedding_text
 
-    corpus = dataset / "corpus.jsonl"
     docs = [
-        d for d in scan(corpus, settings.ingest.max_file_bytes) if isinstance(d, LoadedDocument)
+        d for d in scan(source, settings.ingest.max_file_bytes) if isinstance(d, LoadedDocument)
     ]
     texts = [
         embedding_text(d.title, p.section_path, p.text)
@@ -61,7 +62,7 @@ def baseline(dataset: Path) -> dict[str, object]:
     settings = Settings()
     models = IngestModels(settings.ingest.models, settings.ingest.device)
     models.embedder.encode(["warm up"])
-    documents, texts = chunk_texts(dataset, settings, models)
+    documents, texts = chunk_texts(dataset / "corpus.jsonl", settings, models)
     t0 = time.perf_counter()
     models.embedder.encode(texts)
     return {

@@ -292,19 +292,10 @@ def measure(
 
 def embed_only_baseline(folder: Path, settings: Any, models: Any, embed_sample: int) -> dict:
     """Embed the folder's chunks (or an evenly spaced sample) once with the ingest's model."""
-    from ingest.chunkers import chunk_document
-    from ingest.loaders import LoadedDocument, scan
-    from ingest.runner import embedding_text
+    from ingest_bench import chunk_texts
 
-    docs = [
-        d for d in scan(folder, settings.ingest.max_file_bytes) if isinstance(d, LoadedDocument)
-    ]
-    texts = [
-        embedding_text(d.title, p.section_path, p.text)
-        for d in docs
-        for p in chunk_document(d, settings.ingest.chunking, models.count_tokens)
-    ]
-    print(f"{folder.name}: {len(docs)} documents, {len(texts)} chunks; embedding only", flush=True)
+    documents, texts = chunk_texts(folder, settings, models)
+    print(f"{folder.name}: {documents} documents, {len(texts)} chunks; embedding only", flush=True)
     step = max(1, len(texts) // embed_sample) if embed_sample else 1
     sample = texts[::step]
     with timed() as took:

@@ -1,0 +1,88 @@
+"""Where a mode's query time goes, step by step, from its own traces.
+
+    python bench/latency_steps.py ../shared/datasets/2wiki-dev --mode default \
+        --out bench/out/latency-steps-2wiki-dev.json
+
+Runs the dataset's questions (its evaluation index, built by `neorag eval` if missing) and
+reads each retrieval's trace: for every step name, the per-question total (a step that runs
+once per hop is summed) and its p50 / p95 / mean over the questions, beside the end-to-end
+latency measured in the same run. Steps nest (a part's steps run inside the fusion's), so
+the steps' sum is not the total; the gap between the total and the outermost steps is the
+glue between them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from json_out import emit  # noqa: E402
+
+
+def measure(directory: Path, mode: str, limit: int | None, data_dir: Path | None) -> dict:
+    from app.engine import Engine
+    from app.eval.harness import Dataset, ensure_index, eval_settings
+    from app.eval.metrics import summarize
+    from app.settings import Settings
+    from ingest.report import NoProgress
+
+    dataset = Dataset.load(directory, limit=limit)
+    base = Settings() if data_dir is None else Settings(data_dir=data_dir)
+    settings = eval_settings(base, dataset)
+    ensure_index(settings, dataset, NoProgress())
+    engine = Engine(settings)
+    try:
+        retriever = engine.retriever(mode)
+        retriever.retrieve(dataset.questions[0]["question"])  # warm-up: loads models
+        totals: list[float] = []
+        steps: dict[str, list[float]] = defaultdict(list)
+        for q in dataset.questions:
+            t0 = time.perf_counter()
+            result = retriever.retrieve(q["question"])
+            totals.append((time.perf_counter() - t0) * 1000)
+            per_step: dict[str, float] = defaultdict(float)
+            for step in result.trace.steps:
+                per_step[step.name] += step.ms
+            for name, ms in per_step.items():
+                steps[name].append(ms)
+    finally:
+        engine.close()
+    n = len(totals)
+    return {
+        "dataset": dataset.name,
+        "mode": mode,
+        "questions": n,
+        "total_ms": summarize(totals),
+        "steps": {
+            name: {
+                **summarize(values),
+                "mean": round(statistics.fmean(values), 2),
+                "questions": len(values),
+                "mean_share_of_total": round(sum(values) / sum(totals), 3),
+            }
+            for name, values in sorted(steps.items(), key=lambda kv: -sum(kv[1]))
+        },
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dataset", type=Path)
+    parser.add_argument("--mode", default="default")
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--data-dir", type=Path, default=None)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    emit(measure(args.dataset, args.mode, args.limit, args.data_dir), args.out)
+
+
+if __name__ == "__main__":
+    main()
