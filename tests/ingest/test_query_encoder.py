@@ -34,6 +34,13 @@ def test_onnx_vectors_equal_pytorch(embedder) -> None:
     assert np.allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-5)
 
 
+def test_onnx_pool_threads_do_not_spin(embedder) -> None:
+    """Spinning pool threads burn the cores the token PageRank runs on between encodes."""
+    embedder.encode_queries(["warm"])
+    options = embedder._fast._session.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
 def test_order_and_batching_do_not_change_vectors(embedder) -> None:
     one_by_one = np.stack([embedder.encode_queries([t])[0] for t in TEXTS])
     many = embedder.encode_queries(TEXTS * 7)  # several batches, sorted by length inside
