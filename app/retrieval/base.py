@@ -9,6 +9,7 @@ context, and a `Trace` of what happened.
 from __future__ import annotations
 
 import re
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -70,6 +71,21 @@ class Trace:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def part(self) -> Trace:
+        """A trace for one part of a fused mode that runs beside the others."""
+        return Trace(mode=self.mode, question=self.question)
+
+    def absorb(self, part: Trace) -> None:
+        """Add a part's trace, as if the part had run here after the parts absorbed
+        before it: its steps, notes and hops follow theirs, its figures replace theirs."""
+        self.steps.extend(part.steps)
+        self.notes.extend(part.notes)
+        self.hops.extend(part.hops)
+        if part.expanded_tokens:
+            self.expanded_tokens = part.expanded_tokens
+        self.candidates = part.candidates or self.candidates
+        self.pool = part.pool or self.pool
+
 
 @dataclass(slots=True)
 class Query:
@@ -79,11 +95,15 @@ class Query:
     tokens: list[str]
     engine: Engine
     _embedding: np.ndarray | None = None
+    _embedding_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def embedding(self) -> np.ndarray:
+        """Encoded once, by whichever of the parts running at once asks first."""
         if self._embedding is None:
-            self._embedding = self.engine.encode_queries([self.text])[0]
+            with self._embedding_lock:
+                if self._embedding is None:
+                    self._embedding = self.engine.encode_queries([self.text])[0]
         return self._embedding
 
 

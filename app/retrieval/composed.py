@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 import statistics
+from concurrent.futures import ThreadPoolExecutor, wait
+from functools import cache
 from typing import TYPE_CHECKING
 
 from app.engine import doc_id_of
@@ -26,11 +28,18 @@ from app.retrieval.literag import LiteragRetriever
 from app.retrieval.selection import budgeted
 from app.retrieval.spectrag import SpectragRetriever
 from app.retrieval.tigrag import TigragRetriever
+from graph.threads import budget
 
 if TYPE_CHECKING:
     from app.engine import Engine
 
 FUSION_DEPTH = 30
+
+
+@cache
+def _parts_pool() -> ThreadPoolExecutor:
+    """The worker threads the default mode runs its later parts on (shared by queries)."""
+    return ThreadPoolExecutor(max_workers=2, thread_name_prefix="default-part")
 
 
 class TigragSpectragRetriever(TigragRetriever):
@@ -110,10 +119,7 @@ class DefaultRetriever(Retriever):
 
     def _retrieve(self, query: Query, trace: Trace, k: int) -> list[ScoredChunk]:
         parts = tuple(self.cfg.default_parts)
-        rankings = {
-            name: [(s.chunk_id, s.score) for s in self._part(name)._retrieve(query, trace, k)]
-            for name in parts
-        }
+        rankings = self._rankings(query, trace, k, parts)
         fused: list[ScoredChunk] | None = None
         matched = False
         if "hybrid" not in parts and self.cfg.passage_match != "off":
@@ -128,6 +134,32 @@ class DefaultRetriever(Retriever):
             per_page = math.ceil(self.cfg.passage_match_page_share * k)
             fused = spread_documents(fused, k, per_page, doc_id_of)
         return fused
+
+    def _rankings(
+        self, query: Query, trace: Trace, k: int, parts: tuple[str, ...]
+    ) -> dict[str, list[tuple[str, float]]]:
+        """Each part's ranking. The parts are independent until the fusion, so when this
+        process may use two cores the parts after the first run on worker threads beside
+        it (the bridge walk fills the first part's waits on its hop encodes). Each part
+        then keeps a trace of its own, absorbed in part order: the trace reads as if they
+        had run one after the other."""
+        retrievers = {name: self._part(name) for name in parts}
+
+        def run(name: str, part_trace: Trace) -> list[tuple[str, float]]:
+            return [(s.chunk_id, s.score) for s in retrievers[name]._retrieve(query, part_trace, k)]
+
+        if len(parts) < 2 or budget() < 2:
+            return {name: run(name, trace) for name in parts}
+        traces = {name: trace.part() for name in parts}
+        pending = {name: _parts_pool().submit(run, name, traces[name]) for name in parts[1:]}
+        try:
+            rankings = {parts[0]: run(parts[0], traces[parts[0]])}
+        finally:
+            wait(pending.values())  # no part outlives its question
+        for name in parts:
+            trace.absorb(traces[name])
+        rankings.update({name: future.result() for name, future in pending.items()})  # raises
+        return {name: rankings[name] for name in parts}
 
     def _fuse(self, rankings: dict[str, list[tuple[str, float]]]) -> list[ScoredChunk]:
         return rrf(

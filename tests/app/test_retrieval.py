@@ -70,6 +70,32 @@ def test_spread_documents_by_hand() -> None:
     assert [s.chunk_id for s in unlimited] == ids
 
 
+def test_default_parts_side_by_side_equal_one_after_the_other(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With two cores the default mode runs its parts on threads beside each other; the
+    ranking, and the trace's steps in order, are those of running them in turn (one core),
+    and so under concurrent questions too."""
+    retriever = engine.retriever("default")
+    side_by_side = retriever.retrieve(QUESTION, top_k=5)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        concurrent = list(pool.map(lambda _: retriever.retrieve(QUESTION, top_k=5), range(6)))
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # the thread budget: one core
+    in_turn = retriever.retrieve(QUESTION, top_k=5)
+
+    def shape(result):  # what the trace says, without the timings
+        t = result.trace
+        steps = [(s.name, s.details.get("hop")) for s in t.steps]
+        return steps, t.notes, t.hops, t.candidates, t.pool, t.expanded_tokens
+
+    assert len(engine.settings.retrieval.default_parts) >= 2
+    for result in (side_by_side, *concurrent):
+        assert [(s.chunk_id, s.score) for s in result.ranking] == [
+            (s.chunk_id, s.score) for s in in_turn.ranking
+        ]
+        assert shape(result) == shape(in_turn)
+
+
 @pytest.mark.parametrize("mode", mode_names())
 def test_every_mode_finds_both_hops(engine: Engine, mode: str) -> None:
     result = engine.retriever(mode).retrieve(QUESTION, top_k=5)
