@@ -158,8 +158,9 @@ class PprOperator:
     def _matvec(self, x: np.ndarray) -> np.ndarray:
         if not self._blocks or budget() < 2:
             return np.asarray(self.push @ x, dtype=np.float64)
-        parts = list(_pool().map(lambda block: block @ x, self._blocks))
-        return np.concatenate(parts).astype(np.float64, copy=False)
+        first, second = self._blocks
+        other = _pool().submit(second.__matmul__, x)  # the caller computes the first half
+        return np.concatenate([first @ x, other.result()]).astype(np.float64, copy=False)
 
     def initial_scores(
         self, seeds: Mapping[int, float] | None, damping: float, *, seed_weights: bool
