@@ -6,15 +6,21 @@
 Runs the dataset's questions (its evaluation index, built by `neorag eval` if missing) and
 reads each retrieval's trace: for every step name, the per-question total (a step that runs
 once per hop is summed) and its p50 / p95 / mean over the questions, beside the end-to-end
-latency measured in the same run. Steps nest (a part's steps run inside the fusion's), so
-the steps' sum is not the total; the gap between the total and the outermost steps is the
-glue between them.
+latency and the process's CPU time per question measured in the same run. The commit, the
+load average and a digest of every question's top-10 documents are recorded, so runs of two
+commits in one sitting compare like with like (same digest: same rankings). Steps can
+overlap in time (TIGRAG encodes beside its PageRank; the default's parts run side by side
+on two cores), so their sum is not the total.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import os
 import statistics
+import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -43,11 +49,16 @@ def measure(directory: Path, mode: str, limit: int | None, data_dir: Path | None
         retriever = engine.retriever(mode)
         retriever.retrieve(dataset.questions[0]["question"])  # warm-up: loads models
         totals: list[float] = []
+        cpu: list[float] = []
+        tops: list[list[str]] = []
         steps: dict[str, list[float]] = defaultdict(list)
+        load = os.getloadavg()[0]
         for q in dataset.questions:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             result = retriever.retrieve(q["question"])
             totals.append((time.perf_counter() - t0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
+            tops.append(result.doc_ranking()[:10])
             per_step: dict[str, float] = defaultdict(float)
             for step in result.trace.steps:
                 per_step[step.name] += step.ms
@@ -55,12 +66,18 @@ def measure(directory: Path, mode: str, limit: int | None, data_dir: Path | None
                 steps[name].append(ms)
     finally:
         engine.close()
-    n = len(totals)
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+    ).stdout.strip()
     return {
         "dataset": dataset.name,
         "mode": mode,
-        "questions": n,
+        "commit": commit,
+        "questions": len(totals),
+        "load_average": [round(load, 2), round(os.getloadavg()[0], 2)],
+        "rankings_digest": hashlib.sha256(json.dumps(tops).encode()).hexdigest()[:16],
         "total_ms": summarize(totals),
+        "cpu_ms": summarize(cpu),
         "steps": {
             name: {
                 **summarize(values),
