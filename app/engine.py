@@ -101,8 +101,10 @@ class Engine:
 
     def encode_queries(self, texts: list[str]) -> np.ndarray:
         """Query-time embeddings (questions, hop expansions, evidence sentences)."""
-        onnx = self.settings.retrieval.query_encoder == "onnx"
-        return self.embedder.encode_queries(texts, onnx=onnx)
+        encoder = self.settings.retrieval.query_encoder
+        return self.embedder.encode_queries(
+            texts, onnx=encoder != "torch", int8=encoder == "onnx-int8"
+        )
 
     @property
     def version(self) -> str | None:

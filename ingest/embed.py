@@ -148,8 +148,7 @@ class Embedder:
         # encoder) holds this lock: its padding/truncation state is not thread-safe.
         self.tokenizer_lock = threading.Lock()
         self.dimension = int(self._model.get_embedding_dimension() or 0)
-        self._fast: OnnxQueryEncoder | None = None
-        self._fast_tried = False
+        self._onnx: dict[bool, OnnxQueryEncoder | None] = {}  # by int8
 
     def encode(
         self, texts: Sequence[str], progress: Callable[[int], None] | None = None
@@ -175,23 +174,30 @@ class Embedder:
                     progress(len(idx))
         return out
 
-    def encode_queries(self, texts: Sequence[str], *, onnx: bool = True) -> np.ndarray:
+    def encode_queries(
+        self, texts: Sequence[str], *, onnx: bool = True, int8: bool = False
+    ) -> np.ndarray:
         """Query-time encoding (a question, its hop expansions, a few sentences): through
-        onnxruntime when `onnx` and the model exports, else the PyTorch path."""
+        onnxruntime when `onnx` and the model exports (its MatMuls in int8 with `int8`),
+        else the PyTorch path."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        fast = self._query_encoder() if onnx else None
+        fast = self.query_encoder(int8) if onnx else None
         return fast.encode(texts) if fast is not None else self.encode(texts)
 
-    def _query_encoder(self) -> OnnxQueryEncoder | None:
-        if not self._fast_tried:
+    def query_encoder(self, int8: bool = False) -> OnnxQueryEncoder | None:
+        """The ONNX export (built on first use, once per process), or None when the model
+        does not export."""
+        if int8 not in self._onnx:
             with self._lock:
-                if not self._fast_tried:
-                    self._fast = OnnxQueryEncoder.try_build(
-                        self._model, threads.budget(), tokenizer_lock=self.tokenizer_lock
+                if int8 not in self._onnx:
+                    self._onnx[int8] = OnnxQueryEncoder.try_build(
+                        self._model,
+                        threads.budget(),
+                        tokenizer_lock=self.tokenizer_lock,
+                        int8=int8,
                     )
-                    self._fast_tried = True
-        return self._fast
+        return self._onnx[int8]
 
     def count_tokens(self, text: str) -> int:
         with self.tokenizer_lock:

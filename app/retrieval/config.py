@@ -34,6 +34,11 @@ class TigragConfig(BaseModel):
         description="rerank vectors per hop entity: joint = M(q ⊕ e) as in TIGRAG; "
         "sum = normalise(M(q) + M(e)), cheaper (short texts)",
     )
+    hop_encoder: Literal["query", "int8"] = Field(
+        "query",
+        description="how the hop rerank vectors are encoded: with `query_encoder`, or with "
+        "the ONNX export's MatMuls in int8 (about half the time per hop; README, Speed)",
+    )
     centrality: Literal["ppr", "degree"] = "ppr"
     named_on_top: bool = Field(
         True, description="the first chunks of documents the question names by title rank first"
@@ -146,8 +151,12 @@ class RetrievalConfig(BaseModel):
     )
     top_k: int = Field(5, ge=1)
     max_question_chars: int = Field(2000, ge=16)
-    query_encoder: Literal["onnx", "torch"] = Field(
-        "onnx", description="query-time embeddings: onnxruntime export of the model, or PyTorch"
+    query_encoder: Literal["onnx", "onnx-int8", "torch"] = Field(
+        "onnx",
+        description=(
+            "query-time embeddings: onnxruntime export of the model, the same with its "
+            "MatMul weights in int8 (about half the encoding time), or PyTorch"
+        ),
     )
     refresh_wait_seconds: float = Field(
         10.0,

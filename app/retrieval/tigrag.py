@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from functools import cache
+from functools import cache, partial
 
 import numpy as np
 
@@ -154,9 +154,12 @@ class TigragRetriever(Retriever):
 
     def _hop_vectors(self, query: Query, entities: list[str]) -> np.ndarray:
         """The rerank set {M(q ⊕ e)}: embedded jointly, or as M(q) + M(e) (cheaper)."""
+        encode = self.engine.encode_queries
+        if self.tcfg.hop_encoder == "int8" and self.cfg.query_encoder != "torch":
+            encode = partial(self.engine.embedder.encode_queries, int8=True)
         if self.tcfg.hop_rerank == "joint":
-            return self.engine.encode_queries([f"{query.text} {e}" for e in entities])
-        vectors = self.engine.encode_queries(entities) + query.embedding[None, :]
+            return encode([f"{query.text} {e}" for e in entities])
+        vectors = encode(entities) + query.embedding[None, :]
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
     def _token_weights(self, tokens: list[str], trace: Trace, hop: int) -> dict[str, float]:

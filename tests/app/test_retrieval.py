@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import pytest
 
 from app.answer import answer, parse_generation, stream
@@ -125,6 +126,25 @@ def test_tigrag_trace_shows_its_work(engine: Engine) -> None:
     ]
     top = result.ranking[0]
     assert {"rho", "cosine"} <= set(top.signals)
+
+
+def test_int8_hop_encoder_finds_both_hops(settings: Settings) -> None:
+    """`tigrag.hop_encoder=int8` encodes the hop rerank texts with the int8 export, and
+    only those: the question keeps the float vectors."""
+    tuned = with_overrides(settings, {"retrieval.tigrag.hop_encoder": "int8"})
+    engine = Engine(tuned)
+    try:
+        engine.embedder._onnx.pop(True, None)  # the process shares its embedders
+        result = engine.retriever("tigrag").retrieve(QUESTION, top_k=5)
+        assert {"p4", "p5"} <= set(names(result.doc_ranking()[:5]))
+        assert any(h["entities"] for h in result.trace.hops)
+        built = engine.embedder._onnx
+        assert built.get(True) is not None, "the hops went through the int8 export"
+        question = engine.encode_queries([QUESTION])[0]
+        float_vector = engine.embedder.encode_queries([QUESTION])[0]
+        assert np.array_equal(question, float_vector)
+    finally:
+        engine.close()
 
 
 def test_tigrag_is_safe_to_call_from_threads(engine: Engine) -> None:

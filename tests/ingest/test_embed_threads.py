@@ -25,7 +25,7 @@ class _Watched:
 def test_every_tokenizer_call_holds_the_lock() -> None:
     emb = shared_embedder("all-MiniLM-L6-v2")
     emb.encode_queries(["build the ONNX encoder first"])
-    fast = emb._fast
+    fast = emb.query_encoder()
     assert fast is not None and fast._tokenizer_lock is emb.tokenizer_lock
     watched = _Watched(emb._tokenizer, emb.tokenizer_lock)
     original = (emb._tokenizer, fast._tokenizer)

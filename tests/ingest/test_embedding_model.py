@@ -259,13 +259,13 @@ def test_the_onnx_query_encoder_exports_mpnet_and_steps_aside_for_a_dense_head(
     texts = ["Who drummed for Toto?", "  spaced  ", "x", "word " * 300]
     mpnet = shared_embedder(str(model_dirs["mpnet"]))
     fast = mpnet.encode_queries(texts)
-    assert mpnet._fast is not None, "a mean-pooled MPNet must export"
+    assert mpnet.query_encoder() is not None, "a mean-pooled MPNet must export"
     assert fast.shape == (len(texts), 32)
     assert np.abs(fast - mpnet.encode(texts)).max() < 1e-5
 
     projected = shared_embedder(str(model_dirs["projected"]))
     vectors = projected.encode_queries(texts)
-    assert projected._fast is None  # a Dense head is not exported: PyTorch answers
+    assert projected.query_encoder() is None  # a Dense head is not exported: PyTorch answers
     assert np.array_equal(vectors, projected.encode(texts))
 
 

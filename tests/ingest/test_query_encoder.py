@@ -26,7 +26,7 @@ def embedder():
 
 def test_onnx_vectors_equal_pytorch(embedder) -> None:
     fast = embedder.encode_queries(TEXTS)
-    assert embedder._fast is not None, "the bundled MiniLM must export"
+    assert embedder.query_encoder() is not None, "the bundled MiniLM must export"
     slow = embedder.encode(TEXTS)
     assert fast.shape == slow.shape == (len(TEXTS), embedder.dimension)
     assert fast.dtype == np.float32
@@ -37,7 +37,7 @@ def test_onnx_vectors_equal_pytorch(embedder) -> None:
 def test_onnx_pool_threads_do_not_spin(embedder) -> None:
     """Spinning pool threads burn the cores the token PageRank runs on between encodes."""
     embedder.encode_queries(["warm"])
-    options = embedder._fast._session.get_session_options()
+    options = embedder.query_encoder()._session.get_session_options()
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
 
 
@@ -78,3 +78,17 @@ def test_only_mean_pooled_pipelines_are_exported() -> None:
     assert not _mean_pooled([Transformer(), Pooling("mean"), Dense(), Normalize()])
     assert OnnxQueryEncoder.try_build([Transformer(), Pooling("cls")]) is None
     assert OnnxQueryEncoder.try_build([Transformer(), Pooling("mean")]) is None  # export fails
+
+
+def test_int8_encoder_stays_close_to_the_float_vectors(embedder) -> None:
+    """The int8 export quantizes the MatMul weights only: vectors keep their direction
+    (cosine ≥ 0.98 to the float path, unit length) and their nearest neighbours."""
+    quantized = embedder.encode_queries(TEXTS, int8=True)
+    exact = embedder.encode_queries(TEXTS)
+    assert embedder.query_encoder(int8=True) is not embedder.query_encoder()
+    assert quantized.shape == exact.shape and quantized.dtype == np.float32
+    assert np.allclose(np.linalg.norm(quantized, axis=1), 1.0, atol=1e-5)
+    cosine = (quantized * exact).sum(axis=1)
+    assert cosine.min() >= 0.98, cosine
+    assert not np.array_equal(quantized, exact)  # it is a different computation
+    assert ((quantized @ exact.T).argmax(axis=1) == np.arange(len(TEXTS))).all()
