@@ -99,11 +99,12 @@ class Engine:
             )
         return embedder
 
-    def encode_queries(self, texts: list[str]) -> np.ndarray:
-        """Query-time embeddings (questions, hop expansions, evidence sentences)."""
+    def encode_queries(self, texts: list[str], *, int8: bool = False) -> np.ndarray:
+        """Query-time embeddings (questions, hop expansions, evidence sentences); `int8`
+        asks for the int8 export whatever `query_encoder` says, unless that is PyTorch."""
         encoder = self.settings.retrieval.query_encoder
         return self.embedder.encode_queries(
-            texts, onnx=encoder != "torch", int8=encoder == "onnx-int8"
+            texts, onnx=encoder != "torch", int8=int8 or encoder == "onnx-int8"
         )
 
     @property

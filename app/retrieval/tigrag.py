@@ -154,9 +154,7 @@ class TigragRetriever(Retriever):
 
     def _hop_vectors(self, query: Query, entities: list[str]) -> np.ndarray:
         """The rerank set {M(q ⊕ e)}: embedded jointly, or as M(q) + M(e) (cheaper)."""
-        encode = self.engine.encode_queries
-        if self.tcfg.hop_encoder == "int8" and self.cfg.query_encoder != "torch":
-            encode = partial(self.engine.embedder.encode_queries, int8=True)
+        encode = partial(self.engine.encode_queries, int8=self.tcfg.hop_encoder == "int8")
         if self.tcfg.hop_rerank == "joint":
             return encode([f"{query.text} {e}" for e in entities])
         vectors = encode(entities) + query.embedding[None, :]
