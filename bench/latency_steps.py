@@ -2,6 +2,8 @@
 
     python bench/latency_steps.py ../shared/datasets/2wiki-dev --mode default \
         --out bench/out/latency-steps-2wiki-dev.json
+    python bench/latency_steps.py ../shared/datasets/2wiki-dev --mode tigrag \
+        --data-dir .neorag/bench-scale/embedded --collection bench-scale-200000
 
 Runs the dataset's questions (its evaluation index, built by `neorag eval` if missing) and
 reads each retrieval's trace: for every step name, the per-question total (a step that runs
@@ -33,7 +35,13 @@ sys.path.insert(0, str(REPO / "bench"))
 from json_out import emit  # noqa: E402
 
 
-def measure(directory: Path, mode: str, limit: int | None, data_dir: Path | None) -> dict:
+def measure(
+    directory: Path,
+    mode: str,
+    limit: int | None,
+    data_dir: Path | None,
+    collection: str | None = None,
+) -> dict:
     from app.engine import Engine
     from app.eval.harness import Dataset, ensure_index, eval_settings
     from app.eval.metrics import summarize
@@ -42,10 +50,14 @@ def measure(directory: Path, mode: str, limit: int | None, data_dir: Path | None
 
     dataset = Dataset.load(directory, limit=limit)
     base = Settings() if data_dir is None else Settings(data_dir=data_dir)
-    settings = eval_settings(base, dataset)
-    ensure_index(settings, dataset, NoProgress())
+    if collection is None:
+        settings = eval_settings(base, dataset)
+        ensure_index(settings, dataset, NoProgress())
+    else:
+        settings = base.model_copy(update={"collection": collection})
     engine = Engine(settings)
     try:
+        engine.require_index()
         retriever = engine.retriever(mode)
         retriever.retrieve(dataset.questions[0]["question"])  # warm-up: loads models
         totals: list[float] = []
@@ -71,6 +83,7 @@ def measure(directory: Path, mode: str, limit: int | None, data_dir: Path | None
     ).stdout.strip()
     return {
         "dataset": dataset.name,
+        "collection": settings.collection,
         "mode": mode,
         "commit": commit,
         "questions": len(totals),
@@ -96,9 +109,18 @@ def main() -> None:
     parser.add_argument("--mode", default="default")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--data-dir", type=Path, default=None)
+    parser.add_argument(
+        "--collection",
+        default=None,
+        help="an existing collection under --data-dir to ask instead of the dataset's own "
+        "evaluation index (a scale benchmark's store: its rankings use that corpus's ids)",
+    )
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    emit(measure(args.dataset, args.mode, args.limit, args.data_dir), args.out)
+    emit(
+        measure(args.dataset, args.mode, args.limit, args.data_dir, args.collection),
+        args.out,
+    )
 
 
 if __name__ == "__main__":

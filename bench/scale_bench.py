@@ -307,7 +307,7 @@ def embed_only_baseline(folder: Path, settings: Any, models: Any, embed_sample: 
 def queries(size: int, backend: str, data_dir: Path, modes: list[str]) -> dict:
     """The 2wiki-dev questions in each mode against the size's stored collection."""
     from app.engine import Engine
-    from app.eval.metrics import recall_at_k
+    from app.eval.metrics import mrr, recall_at_k
     from app.settings import Settings
     from ingest.identity import document_id, passage_key
 
@@ -318,6 +318,8 @@ def queries(size: int, backend: str, data_dir: Path, modes: list[str]) -> dict:
     p50: dict[str, float] = {}
     p95: dict[str, float] = {}
     recall: dict[str, float] = {}
+    recall2: dict[str, float] = {}
+    reciprocal: dict[str, float] = {}
     try:
         engine.require_index()
         with timed() as load:
@@ -327,7 +329,7 @@ def queries(size: int, backend: str, data_dir: Path, modes: list[str]) -> dict:
         with timed() as asked:
             for mode in modes:
                 retriever = engine.retriever(mode)
-                latencies, hits = [], []
+                latencies, hits, hits2, ranks = [], [], [], []
                 for q in questions:
                     gold = [
                         document_id(settings.collection, passage_key(source, g))
@@ -336,16 +338,27 @@ def queries(size: int, backend: str, data_dir: Path, modes: list[str]) -> dict:
                     t0 = time.perf_counter()
                     result = retriever.retrieve(q["question"])
                     latencies.append((time.perf_counter() - t0) * 1000)
-                    hits.append(recall_at_k(result.doc_ranking(), gold, 5))
+                    ranking = result.doc_ranking()
+                    hits.append(recall_at_k(ranking, gold, 5))
+                    hits2.append(recall_at_k(ranking, gold, 2))
+                    ranks.append(mrr(ranking, gold))
                 p50[mode], p95[mode] = _percentile(latencies, 50), _percentile(latencies, 95)
                 recall[mode] = round(100 * sum(hits) / len(hits), 1)
-                print(f"size {size} {mode}: R@5 {recall[mode]} p50 {p50[mode]} ms", flush=True)
+                recall2[mode] = round(100 * sum(hits2) / len(hits2), 1)
+                reciprocal[mode] = round(sum(ranks) / len(ranks), 4)
+                print(
+                    f"size {size} {mode}: R@2 {recall2[mode]} R@5 {recall[mode]} "
+                    f"MRR {reciprocal[mode]} p50 {p50[mode]} ms",
+                    flush=True,
+                )
     finally:
         engine.close()
     return {
         "query_p50_ms": p50,
         "query_p95_ms": p95,
         "recall@5": recall,
+        "recall@2": recall2,
+        "mrr": reciprocal,
         "engine_warm_up_seconds": round(load["wall"], 1),
         "query_load_average": asked["load"],
     }

@@ -14,12 +14,16 @@ list reaches every passage naming someone in it, most of all the passages of rar
              passage uniformly, (1 + title_boost)× towards the passages the name titles (a
              name leads first to the page about it);
   scores:    p = (1 − d)·r + d·W·p, `iterations` times from p = r; passages rank by p.
+             Computed by pushing from the nodes that hold more than `tolerance` per
+             relationship, so a question's work does not grow with the corpus.
 
 This is an in-process computation on both backends (the graph is built from data every
 store exposes); GDS 2.13's PageRank cannot take weighted restarts.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from scipy import sparse
@@ -28,10 +32,21 @@ from app.retrieval.base import Query, Retriever, ScoredChunk, Trace
 from app.retrieval.bridge_graph import BridgeGraph, bridge_graph
 from app.retrieval.config import BridgeConfig
 from app.retrieval.topk import top_stable
+from graph.algorithms.ppr import SenderColumns
+
+
+class Restarts(NamedTuple):
+    """The walk's restart vectors, over the graph's chunks and names, and the dense
+    cosine of each restart chunk (reported as a signal)."""
+
+    chunks: np.ndarray
+    names: np.ndarray
+    cosine: dict[str, float]
 
 
 class BridgeWalk:
-    """The walk's two transition matrices for one graph and title boost."""
+    """The walk's transition matrix (chunk → name, name → chunk) for one graph, title boost
+    and name filter."""
 
     def __init__(
         self, graph: BridgeGraph, title_boost: float, min_df: int = 1, max_share: float = 1.0
@@ -48,7 +63,7 @@ class BridgeWalk:
         out = np.asarray(weighted.sum(axis=1)).ravel()
         # chunk → name, rows summing to 1 (a chunk without names keeps nothing to send)
         to_names = sparse.diags(np.divide(1.0, out, out=np.zeros_like(out), where=out > 0))
-        self.chunk_to_name = (to_names @ weighted).T.tocsr().astype(np.float32)
+        chunk_to_name = (to_names @ weighted).T.tocsr().astype(np.float32)
         towards = (
             (graph.mentions + title_boost * graph.titles)
             @ sparse.diags(self.usable.astype(np.float64))
@@ -56,25 +71,40 @@ class BridgeWalk:
         into = np.asarray(towards.sum(axis=0)).ravel()
         to_chunks = sparse.diags(np.divide(1.0, into, out=np.zeros_like(into), where=into > 0))
         # name → chunk, columns summing to 1
-        self.name_to_chunk = (towards @ to_chunks).tocsr().astype(np.float32)
+        name_to_chunk = (towards @ to_chunks).tocsr().astype(np.float32)
+        # One square matrix over chunks then names, by sender, for the push.
+        self.chunks = len(graph.chunk_ids)
+        self.matrix = sparse.bmat([[None, name_to_chunk], [chunk_to_name, None]], format="csr")
+        self.senders = SenderColumns(self.matrix)
 
     def run(
         self, chunk_restart: np.ndarray, name_restart: np.ndarray, cfg: BridgeConfig
     ) -> np.ndarray:
-        """PPR scores of the chunks; both restart vectors are distributions (or zero)."""
+        """PPR scores of the chunks; both restart vectors are distributions (or zero).
+
+        The power iteration from p = r, written as the series it sums, p = (1 − d)·Σₖ xₖ + x_T
+        with xₖ = (d·W)ᵏ·r, k < T = `iterations`, so each step moves only what the last
+        one moved. A node passes its share on only while it exceeds `tolerance` × its
+        relationships (the local-push rule of Andersen, Chung and Lang): what stays behind
+        is at most that much per relationship, and a step's work is bounded by the mass the
+        restart spreads, not by the graph's size. Tolerance 0 is the exact iteration."""
         d = cfg.damping
         total = chunk_restart.sum() + cfg.name_share * name_restart.sum()
         if total <= 0:
             return np.zeros_like(chunk_restart)
-        rc = (chunk_restart / total).astype(np.float32)
-        rn = (cfg.name_share * name_restart / total).astype(np.float32)
-        pc, pn = rc.copy(), rn.copy()
-        for _ in range(cfg.iterations):
-            pc, pn = (
-                (1 - d) * rc + d * (self.name_to_chunk @ pn),
-                (1 - d) * rn + d * (self.chunk_to_name @ pc),
-            )
-        return pc.astype(np.float64)
+        x = np.concatenate([chunk_restart, cfg.name_share * name_restart]) / total
+        scores = (1 - d) * x
+        limit = cfg.tolerance * self.senders.counts
+        for step in range(1, cfg.iterations + 1):
+            active = x > limit
+            senders = np.flatnonzero(active)
+            if not len(senders):
+                break
+            outgoing = np.where(active, x, 0.0)
+            moved = self.senders.product(outgoing, senders)
+            x = d * (self.matrix @ outgoing if moved is None else moved)
+            scores += (1 - d if step < cfg.iterations else 1.0) * x
+        return scores[: self.chunks]
 
 
 class BridgeRetriever(Retriever):
@@ -98,6 +128,29 @@ class BridgeRetriever(Retriever):
     def warm(self) -> None:
         self.walk()
 
+    def restarts(self, query: Query, trace: Trace) -> Restarts:
+        """Where the walk restarts: the question's best dense passages ∝ exp(cos / T) and
+        its own names ∝ 1/df, each a distribution (or zero)."""
+        cfg = self.bcfg
+        graph, walk = self.walk()
+        with trace.step("dense restart", depth=cfg.restart_depth):
+            hits = self.engine.dense.search(query.embedding, cfg.restart_depth)
+        chunks = np.zeros(len(graph.chunk_ids))
+        if hits:
+            top = max(s for _, s in hits)
+            for c, s in hits:
+                if (i := graph.chunk_index.get(c)) is not None:
+                    chunks[i] = np.exp((s - top) / cfg.temperature)
+            chunks /= chunks.sum()
+        names = np.zeros(len(graph.names))
+        with trace.step("question names") as info:
+            own = [j for j in graph.names_in(self.engine.analyzer, query.text) if walk.usable[j]]
+            if own:
+                names[own] = 1.0 / np.maximum(walk.df[own], 1.0)
+                names /= names.sum()
+            info["names"] = [graph.names[j] for j in own]
+        return Restarts(chunks, names, dict(hits))
+
     def _retrieve(self, query: Query, trace: Trace, k: int) -> list[ScoredChunk]:
         cfg = self.bcfg
         with trace.step("bridge graph") as info:
@@ -105,25 +158,10 @@ class BridgeRetriever(Retriever):
             info.update(chunks=len(graph.chunk_ids), names=len(graph.names))
         if not graph.chunk_ids:
             return []
-        with trace.step("dense restart", depth=cfg.restart_depth):
-            hits = self.engine.dense.search(query.embedding, cfg.restart_depth)
-        chunk_restart = np.zeros(len(graph.chunk_ids))
-        cosine = {c: s for c, s in hits}
-        if hits:
-            top = max(s for _, s in hits)
-            for c, s in hits:
-                if (i := graph.chunk_index.get(c)) is not None:
-                    chunk_restart[i] = np.exp((s - top) / cfg.temperature)
-            chunk_restart /= chunk_restart.sum()
-        name_restart = np.zeros(len(graph.names))
-        with trace.step("question names") as info:
-            own = [j for j in graph.names_in(self.engine.analyzer, query.text) if walk.usable[j]]
-            if own:
-                name_restart[own] = 1.0 / np.maximum(walk.df[own], 1.0)
-                name_restart /= name_restart.sum()
-            info["names"] = [graph.names[j] for j in own]
+        restart = self.restarts(query, trace)
+        cosine = restart.cosine
         with trace.step("bridge ppr", iterations=cfg.iterations, damping=cfg.damping) as info:
-            scores = walk.run(chunk_restart, name_restart, cfg)
+            scores = walk.run(restart.chunks, restart.names, cfg)
             order = top_stable(scores, cfg.depth)
             order = order[scores[order] > 0]
             info["ranked"] = len(order)

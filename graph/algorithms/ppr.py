@@ -83,6 +83,39 @@ def relationship_counts(a: sparse.csr_matrix) -> sparse.csr_matrix:
     return counts
 
 
+class SenderColumns:
+    """A square sparse matrix by column, for `M @ x` when `x` is zero outside a few
+    `senders`: the work is the senders' stored entries, not the matrix's. Push-style walks
+    (GDS's delta PageRank, the bridge walk) send from a shrinking set of nodes, so most of
+    their steps touch a small part of a large graph."""
+
+    def __init__(self, matrix: sparse.spmatrix | sparse.sparray) -> None:
+        columns = sparse.csc_matrix(matrix)
+        columns.sort_indices()
+        self.n: int = columns.shape[0]
+        self.nnz: int = int(columns.nnz)
+        self.ptr: np.ndarray = columns.indptr.astype(np.int64)
+        self.rows: np.ndarray = columns.indices
+        self.values: np.ndarray = columns.data
+        self.counts: np.ndarray = np.diff(self.ptr)
+
+    def product(self, x: np.ndarray, senders: np.ndarray) -> np.ndarray | None:
+        """`M @ x` (float64) with `x` zero outside `senders`, or None when the senders hold
+        more than `_SPARSE_SHARE` of the entries (a full mat-vec is then cheaper)."""
+        starts = self.ptr[senders]
+        counts = self.counts[senders]
+        total = int(counts.sum())
+        if total > _SPARSE_SHARE * self.nnz:
+            return None
+        if total == 0:
+            return np.zeros(self.n, dtype=np.float64)
+        # Positions of every sender's entries: a run of consecutive indices per sender.
+        offsets = np.repeat(starts - np.cumsum(counts) + counts, counts)
+        at = offsets + np.arange(total, dtype=np.int64)
+        sent = self.values[at] * np.repeat(x[senders], counts)
+        return np.bincount(self.rows[at], weights=sent, minlength=self.n)
+
+
 class PprRun(NamedTuple):
     """Scores plus the two numbers GDS reports as `ranIterations` and `didConverge`."""
 
@@ -129,10 +162,7 @@ class PprOperator:
         self.weighted = weighted
         self.dtype = np.dtype(dtype)
         self.degree: np.ndarray = degree
-        columns = self.push.tocsc()  # the push matrix by sender, for sparse supersteps
-        self._col_ptr: np.ndarray = columns.indptr.astype(np.int64)
-        self._col_rows: np.ndarray = columns.indices
-        self._col_vals: np.ndarray = columns.data
+        self._senders = SenderColumns(self.push)  # for sparse supersteps
 
     @property
     def relationships(self) -> int:
@@ -142,18 +172,8 @@ class PprOperator:
 
     def _push(self, outgoing: np.ndarray, senders: np.ndarray) -> np.ndarray:
         """`push @ outgoing`, where `outgoing` is zero outside `senders`."""
-        starts = self._col_ptr[senders]
-        counts = self._col_ptr[senders + 1] - starts
-        total = int(counts.sum())
-        if total > _SPARSE_SHARE * self.push.nnz:
-            return self._matvec(outgoing)
-        if total == 0:
-            return np.zeros(self.n, dtype=np.float64)
-        # Positions of every sender's entries: a run of consecutive indices per sender.
-        offsets = np.repeat(starts - np.cumsum(counts) + counts, counts)
-        at = offsets + np.arange(total, dtype=np.int64)
-        sent = self._col_vals[at] * np.repeat(outgoing[senders], counts)
-        return np.bincount(self._col_rows[at], weights=sent, minlength=self.n)
+        sent = self._senders.product(outgoing, senders)
+        return self._matvec(outgoing) if sent is None else sent
 
     def _matvec(self, x: np.ndarray) -> np.ndarray:
         if not self._blocks or budget() < 2:

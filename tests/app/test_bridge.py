@@ -161,6 +161,36 @@ def test_walk_matches_a_dense_power_iteration_and_prefers_rare_names() -> None:
     assert walk.run(np.zeros(7), np.zeros(3), cfg).sum() == 0.0
 
 
+def test_tolerance_trims_only_small_mass_and_zero_is_the_exact_walk() -> None:
+    """The push keeps back what a node holds below `tolerance` per relationship: scores
+    only fall (every term of the series is non-negative), by little, and the ranking's
+    head stays; at tolerance 0 the push is the power iteration."""
+    rng = np.random.default_rng(7)
+    chunks, names = 400, 150
+    # Zipf-like name frequencies: a few hub names in many chunks, most in one or two.
+    weights = 1.0 / np.arange(1, names + 1)
+    mentions = [
+        sorted({i % names} | set(rng.choice(names, rng.integers(1, 6), p=weights / weights.sum())))
+        for i in range(chunks)
+    ]
+    g = _graph(mentions, [(i, i) for i in range(0, names, 3)], names)
+    rc = np.zeros(chunks)
+    rc[rng.choice(chunks, 12, replace=False)] = rng.random(12)
+    rc /= rc.sum()
+    rn = np.zeros(names)
+    rn[[40, 90]] = 0.5
+    exact_cfg = BridgeConfig(tolerance=0.0)
+    walk = BridgeWalk(g, exact_cfg.title_boost)
+    exact = walk.run(rc, rn, exact_cfg)
+    np.testing.assert_allclose(exact, _dense_ppr(g, rc, rn, exact_cfg), rtol=1e-5, atol=1e-9)
+    trimmed = walk.run(rc, rn, BridgeConfig(tolerance=1e-5))
+    assert np.all(trimmed <= exact + 1e-9)
+    assert (exact - trimmed).sum() > 0  # the tolerance did keep some mass back
+    assert np.abs(exact - trimmed).max() < 0.01 * exact.max()
+    top = set(np.argsort(-exact)[:10])
+    assert len(top & set(np.argsort(-trimmed)[:10])) >= 9
+
+
 def test_title_boost_sends_a_name_to_its_own_page() -> None:
     g = _graph([[0], [0], [0]], [(2, 0)], 1)
     rc = np.array([1.0, 0.0, 0.0])
