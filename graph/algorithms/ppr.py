@@ -242,21 +242,30 @@ class PprOperator:
         return self.run_stats(seeds, cfg, seed_weights=seed_weights).scores
 
 
-def token_ppr_config(cfg: AlgorithmConfig, relationships: int) -> AlgorithmConfig:
-    """The token PageRank's parameters for a graph of `relationships` (both directions):
-    above `token_ppr_bounded_above` its tolerance is `token_ppr_bounded_tolerance`, on
-    either backend. A superstep sends only from nodes whose delta exceeds the tolerance,
-    and their deltas sum to at most the mass the seeds put in, so at most mass/tolerance
-    nodes send: a bound on a query's work that does not grow with the graph."""
+def token_ppr_config(
+    cfg: AlgorithmConfig, relationships: int, *, in_process: bool = True
+) -> AlgorithmConfig:
+    """The token PageRank's parameters for a graph of `relationships` (both directions).
+
+    Above `token_ppr_bounded_above` the run is bounded. In process, under the `per_degree`
+    rule (the default), a token sends only while its delta exceeds
+    `token_ppr_per_degree_tolerance` per unit of degree, so the relationships a superstep
+    touches are at most mass/tolerance: a bound on a query's work that does not grow with
+    the graph, hubs included. GDS has only its own `delta` rule, which runs at
+    `token_ppr_bounded_tolerance` (as does `token_ppr_bounded_rule="delta"` in process):
+    at most mass/tolerance tokens send, though a hub among them sends along every one of
+    its relationships."""
     if relationships <= cfg.token_ppr_bounded_above:
         return cfg
-    rule = cfg.token_ppr_bounded_rule
-    if rule == "per_degree":
+    if in_process and cfg.token_ppr_bounded_rule == "per_degree":
         return cfg.model_copy(
-            update={"ppr_tolerance": cfg.token_ppr_bounded_tolerance, "ppr_send_rule": rule}
+            update={
+                "ppr_tolerance": cfg.token_ppr_per_degree_tolerance,
+                "ppr_send_rule": "per_degree",
+            }
         )
     bounded = max(cfg.ppr_tolerance, cfg.token_ppr_bounded_tolerance)
-    return cfg.model_copy(update={"ppr_tolerance": bounded})
+    return cfg.model_copy(update={"ppr_tolerance": bounded, "ppr_send_rule": "delta"})
 
 
 def personalized_pagerank(

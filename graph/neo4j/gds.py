@@ -139,7 +139,8 @@ class GdsAnalytics:
             return {}
 
         def run(name: str) -> list[dict[str, Any]]:
-            params = self._ppr_params(token_ppr_config(cfg, self.relationships(name)))
+            bounded = token_ppr_config(cfg, self.relationships(name), in_process=False)
+            params = self._ppr_params(bounded)
             return self.store.gds_query(
                 "token_ppr", name=name, seeds=sorted(seeds), top_k=top_k, **params
             )

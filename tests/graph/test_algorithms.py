@@ -381,10 +381,16 @@ def test_per_degree_rule_stops_a_hub_whose_share_per_neighbour_is_small() -> Non
 def test_token_ppr_config_bounds_large_graphs_only() -> None:
     from graph.algorithms.ppr import token_ppr_config
 
-    cfg = AlgorithmConfig(token_ppr_bounded_above=100, token_ppr_bounded_tolerance=1e-5)
+    cfg = AlgorithmConfig(
+        token_ppr_bounded_above=100,
+        token_ppr_bounded_tolerance=1e-5,
+        token_ppr_per_degree_tolerance=3e-7,
+    )
     assert token_ppr_config(cfg, 100) == cfg
-    assert token_ppr_config(cfg, 101).ppr_tolerance == 1e-5
-    assert token_ppr_config(cfg, 101).ppr_send_rule == "delta"
-    per_degree = cfg.model_copy(update={"token_ppr_bounded_rule": "per_degree"})
-    bounded = token_ppr_config(per_degree, 101)
-    assert (bounded.ppr_send_rule, bounded.ppr_tolerance) == ("per_degree", 1e-5)
+    bounded = token_ppr_config(cfg, 101)
+    assert (bounded.ppr_send_rule, bounded.ppr_tolerance) == ("per_degree", 3e-7)
+    gds = token_ppr_config(cfg, 101, in_process=False)  # GDS has only its delta rule
+    assert (gds.ppr_send_rule, gds.ppr_tolerance) == ("delta", 1e-5)
+    delta = cfg.model_copy(update={"token_ppr_bounded_rule": "delta"})
+    in_process = token_ppr_config(delta, 101)
+    assert (in_process.ppr_send_rule, in_process.ppr_tolerance) == ("delta", 1e-5)

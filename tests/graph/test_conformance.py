@@ -234,15 +234,21 @@ def test_token_ppr_runs_on_edges_of_min_weight(store) -> None:
 
 def test_token_ppr_tolerance_is_bounded_on_large_graphs(store) -> None:
     """Above `token_ppr_bounded_above` relationships every route runs the token PageRank
-    with `token_ppr_bounded_tolerance` (here every graph is large, and the tolerance high
-    enough to cut the star's propagation short)."""
+    with `token_ppr_bounded_tolerance` under the `delta` rule, GDS's own (here every graph
+    is large, and the tolerance high enough to cut the star's propagation short)."""
     from graph.algorithms.ppr import personalized_pagerank
 
     add(store, CORPUS)
     adj = np.array([[0, 2, 1, 1], [2, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]], dtype=float)
     names = ["hub", "leafa", "leafb", "leafc"]
     for route in PPR_ROUTES:
-        base = EXACT.model_copy(update={"token_ppr": route, "token_ppr_bounded_tolerance": 0.05})
+        base = EXACT.model_copy(
+            update={
+                "token_ppr": route,
+                "token_ppr_bounded_tolerance": 0.05,
+                "token_ppr_bounded_rule": "delta",
+            }
+        )
         exact = store.token_ppr({"leafa": 1.0}, base, top_k=10)
         bounded_cfg = base.model_copy(update={"token_ppr_bounded_above": 0})
         bounded = store.token_ppr({"leafa": 1.0}, bounded_cfg, top_k=10)
@@ -250,6 +256,44 @@ def test_token_ppr_tolerance_is_bounded_on_large_graphs(store) -> None:
         want = personalized_pagerank(adj, {1: 1.0}, cut)
         assert bounded == pytest.approx({n: want[i] for i, n in enumerate(names) if want[i] > 0})
         assert bounded != pytest.approx(exact), route  # the tolerance took effect
+
+
+def test_token_ppr_per_degree_rule_runs_in_process_and_gds_keeps_delta(store) -> None:
+    """The default bounded rule, `per_degree`, runs wherever the PageRank runs in process
+    (the embedded backend, Neo4j's local route); the GDS route, which has only its own
+    rule, runs `delta` at `token_ppr_bounded_tolerance` instead."""
+    from graph.algorithms.ppr import personalized_pagerank
+
+    add(store, CORPUS)
+    adj = np.array([[0, 2, 1, 1], [2, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]], dtype=float)
+    names = ["hub", "leafa", "leafb", "leafc"]
+    bounded = EXACT.model_copy(
+        update={
+            "token_ppr_bounded_above": 0,
+            "token_ppr_bounded_tolerance": 0.05,
+            "token_ppr_per_degree_tolerance": 0.02,
+        }
+    )
+    rules = {
+        "per_degree": bounded.model_copy(
+            update={"ppr_tolerance": 0.02, "ppr_send_rule": "per_degree"}
+        ),
+        "delta": bounded.model_copy(update={"ppr_tolerance": 0.05}),
+    }
+    want = {
+        rule: {
+            n: s
+            for n, s in zip(names, personalized_pagerank(adj, {1: 1.0}, c), strict=True)
+            if s > 0
+        }
+        for rule, c in rules.items()
+    }
+    assert want["per_degree"] != pytest.approx(want["delta"])  # the rules tell apart
+    routes = PPR_ROUTES if store.backend == "neo4j" else ("local",)
+    for route in routes:
+        got = store.token_ppr({"leafa": 1.0}, bounded.model_copy(update={"token_ppr": route}), 10)
+        rule = "delta" if route == "gds" else "per_degree"
+        assert got == pytest.approx(want[rule]), route
 
 
 def test_token_neighbourhood_follows_new_documents(store) -> None:
