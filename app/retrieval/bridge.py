@@ -82,18 +82,26 @@ class BridgeWalk:
     ) -> np.ndarray:
         """PPR scores of the chunks; both restart vectors are distributions (or zero).
 
-        The power iteration from p = r, written as the series it sums, p = (1 − d)·Σₖ xₖ + x_T
-        with xₖ = (d·W)ᵏ·r, k < T = `iterations`, so each step moves only what the last
-        one moved. A node passes its share on only while it exceeds `tolerance` × its
-        relationships (the local-push rule of Andersen, Chung and Lang): what stays behind
-        is at most that much per relationship, and a step's work is bounded by the mass the
-        restart spreads, not by the graph's size. Tolerance 0 is the exact iteration."""
+        Up to `bounded_above` relationships, the power iteration p = (1 − d)·r + d·W·p
+        from p = r, one float32 mat-vec a step. Above it, the same sum written as its series,
+        p = (1 − d)·Σₖ xₖ + x_T with xₖ = (d·W)ᵏ·r, k < T = `iterations`, where a node passes
+        its share on only while it exceeds `tolerance` × its relationships (the local-push
+        rule of Andersen, Chung and Lang): what stays behind is at most that much per
+        relationship, and a step's work is bounded by the mass the restart spreads, not by
+        the graph's size. Small graphs keep the mat-vec: its few large operations share the
+        cores better with the default's other part than a push's many small ones."""
         d = cfg.damping
         total = chunk_restart.sum() + cfg.name_share * name_restart.sum()
         if total <= 0:
             return np.zeros_like(chunk_restart)
-        x = np.concatenate([chunk_restart, cfg.name_share * name_restart]) / total
-        scores = (1 - d) * x
+        r = np.concatenate([chunk_restart, cfg.name_share * name_restart]) / total
+        if cfg.tolerance == 0 or self.matrix.nnz <= cfg.bounded_above:
+            r32 = r.astype(np.float32)
+            p = r32.copy()
+            for _ in range(cfg.iterations):
+                p = (1 - d) * r32 + d * (self.matrix @ p)
+            return p[: self.chunks].astype(np.float64)
+        x, scores = r, (1 - d) * r
         limit = cfg.tolerance * self.senders.counts
         for step in range(1, cfg.iterations + 1):
             active = x > limit
@@ -102,7 +110,9 @@ class BridgeWalk:
                 break
             outgoing = np.where(active, x, 0.0)
             moved = self.senders.product(outgoing, senders)
-            x = d * (self.matrix @ outgoing if moved is None else moved)
+            if moved is None:  # most nodes send: one mat-vec, in the matrix's float32
+                moved = self.matrix @ outgoing.astype(np.float32)
+            x = d * moved
             scores += (1 - d if step < cfg.iterations else 1.0) * x
         return scores[: self.chunks]
 

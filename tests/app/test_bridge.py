@@ -162,9 +162,9 @@ def test_walk_matches_a_dense_power_iteration_and_prefers_rare_names() -> None:
 
 
 def test_tolerance_trims_only_small_mass_and_zero_is_the_exact_walk() -> None:
-    """The push keeps back what a node holds below `tolerance` per relationship: scores
-    only fall (every term of the series is non-negative), by little, and the ranking's
-    head stays; at tolerance 0 the push is the power iteration."""
+    """Above `bounded_above` the push keeps back what a node holds below `tolerance` per
+    relationship: scores only fall (every term of the series is non-negative), by little,
+    and the ranking's head stays; a graph below it, or tolerance 0, walks exactly."""
     rng = np.random.default_rng(7)
     chunks, names = 400, 150
     # Zipf-like name frequencies: a few hub names in many chunks, most in one or two.
@@ -183,7 +183,10 @@ def test_tolerance_trims_only_small_mass_and_zero_is_the_exact_walk() -> None:
     walk = BridgeWalk(g, exact_cfg.title_boost)
     exact = walk.run(rc, rn, exact_cfg)
     np.testing.assert_allclose(exact, _dense_ppr(g, rc, rn, exact_cfg), rtol=1e-5, atol=1e-9)
-    trimmed = walk.run(rc, rn, BridgeConfig(tolerance=1e-5))
+    assert walk.run(rc, rn, BridgeConfig(tolerance=1e-5)) == pytest.approx(exact)  # small
+    pushed = walk.run(rc, rn, BridgeConfig(tolerance=1e-15, bounded_above=0))
+    np.testing.assert_allclose(pushed, exact, rtol=1e-5, atol=1e-9)  # the series, in full
+    trimmed = walk.run(rc, rn, BridgeConfig(tolerance=1e-5, bounded_above=0))
     assert np.all(trimmed <= exact + 1e-9)
     assert (exact - trimmed).sum() > 0  # the tolerance did keep some mass back
     assert np.abs(exact - trimmed).max() < 0.01 * exact.max()
