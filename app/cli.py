@@ -292,6 +292,13 @@ def eval_(
             "(a mixed collection); only this dataset's questions are asked"
         ),
     ] = None,
+    per_question: Annotated[
+        bool,
+        typer.Option(
+            "--per-question",
+            help="add each question's first gold rank, recall and answer hit to the JSON",
+        ),
+    ] = False,
 ) -> None:
     """Recall@2/5/10, MRR, answer@5, context size and latency per mode on a QA set: a
     corpus.jsonl of passages, or a folder of pages (a documentation tree)."""
@@ -312,6 +319,7 @@ def eval_(
             progress=progress,
             answer=answer,
             distractors=mixed_in,
+            per_question=per_question,
         )
     if json_path:
         json_path.parent.mkdir(parents=True, exist_ok=True)

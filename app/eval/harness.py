@@ -111,6 +111,7 @@ class ModeResult:
     answer_at_5: list[float] = field(default_factory=list)
     answer_in_context: list[float] = field(default_factory=list)
     notes: Counter[str] = field(default_factory=Counter)
+    rows: list[dict[str, Any]] | None = None  # one per question, when asked for
 
     def note(self, notes: Sequence[str]) -> None:
         """Count the questions whose trace carries each kind of note (its text before the
@@ -142,6 +143,8 @@ class ModeResult:
                 round(percentile(self.answer_ms, q), 2) if self.answer_ms else None
             )
         out["questions_noted"] = dict(sorted(self.notes.items()))
+        if self.rows is not None:
+            out["per_question"] = self.rows
         return out
 
 
@@ -246,11 +249,15 @@ def run_eval(
     answerer: Callable[[str, Any], str] | None = None,
     answer: str | None = None,
     distractors: Dataset | None = None,
+    per_question: bool = False,
 ) -> dict[str, Any]:
     """`answer` names a built-in answerer ("offline": the reader's short answer); a custom
     `answerer(question, result) -> str` wins over it. `distractors`: another dataset whose
     corpus is indexed beside this one's (its questions are not asked), the way a user's
-    collection mixes kinds of documents."""
+    collection mixes kinds of documents. `per_question` adds each question's row to every
+    mode (`per_question`: its id, the rank of its first gold document, its recall at each
+    k and whether the answer string is in the top five chunks), so two modes or two runs
+    can be compared question by question."""
     if answer is not None and answer not in ANSWERERS:
         raise NeoragError(f"unknown answerer {answer!r}; choose from {', '.join(ANSWERERS)}")
     progress = progress or NoProgress()
@@ -267,7 +274,7 @@ def run_eval(
             warm = retriever.retrieve(dataset.questions[0]["question"])  # warm-up: loads models
             if answerer is not None:
                 answerer(warm.question, warm)
-            acc = ModeResult()
+            acc = ModeResult(rows=[] if per_question else None)
             progress.start(f"eval {mode}", len(dataset.questions))
             for q in dataset.questions:
                 t0 = time.perf_counter()
@@ -294,6 +301,8 @@ def run_eval(
                     acc.em.append(exact_match(prediction, q["answers"]))
                     acc.f1.append(token_f1(prediction, q["answers"]))
                     acc.answer_hit.append(answer_in(prediction, q["answers"]))
+                if acc.rows is not None:
+                    acc.rows.append(_question_row(q, ranking, gold, acc))
                 progress.advance(f"eval {mode}")
             progress.finish(f"eval {mode}")
             results[mode] = acc.summary()
@@ -311,6 +320,21 @@ def run_eval(
         "index_seconds": index_seconds,
         "results": results,
     }
+
+
+def _question_row(
+    q: dict[str, Any], ranking: Sequence[str], gold: Sequence[str], acc: ModeResult
+) -> dict[str, Any]:
+    """The question just scored into `acc`, as `--per-question` reports it."""
+    row: dict[str, Any] = {"id": q.get("id"), "question": q["question"]}
+    first = acc.mrr[-1]
+    row["first_gold_rank"] = round(1 / first) if first else None
+    row.update({f"recall@{k}": round(acc.recalls[k][-1], 4) for k in KS})
+    if q.get("answers"):
+        row["answer@5"] = bool(acc.answer_at_5[-1])
+    if len(acc.answer_hit) and q.get("answers"):
+        row["answer_hit"] = bool(acc.answer_hit[-1])
+    return row
 
 
 def markdown_table(report: dict[str, Any]) -> str:

@@ -66,8 +66,12 @@ def test_folder_dataset_reports_page_recall_and_answer_share(tmp_path: Path) -> 
     (data / "pages" / "config.md").write_text("# Configuration\n\nNothing about caches.\n")
     changed = Dataset.load(data)
     assert changed.content_hash() != before
-    again = run_eval(Settings(data_dir=tmp_path / "store"), changed, ["hybrid"])
+    again = run_eval(Settings(data_dir=tmp_path / "store"), changed, ["hybrid"], per_question=True)
     assert again["results"]["hybrid"]["answer@5"] == 50.0  # the 512 is gone from the corpus
+    rows = {r["id"]: r for r in again["results"]["hybrid"]["per_question"]}
+    assert rows["d1"]["answer@5"] is False and rows["d2"]["answer@5"] is True
+    assert rows["d2"]["first_gold_rank"] == 1 and rows["d2"]["recall@2"] == 1.0
+    assert "per_question" not in report["results"]["hybrid"]  # only when asked for
 
 
 def test_a_folder_dataset_needs_gold_pages(tmp_path: Path) -> None:
