@@ -3,7 +3,7 @@
     python bench/latency_steps.py ../shared/datasets/2wiki-dev --mode default \
         --out bench/out/latency-steps-2wiki-dev.json
     python bench/latency_steps.py ../shared/datasets/2wiki-dev --mode tigrag \
-        --data-dir .neorag/bench-scale/embedded --collection bench-scale-200000
+        --data-dir .neorag/bench-scale --collection bench-scale-200000
 
 Runs the dataset's questions (its evaluation index, built by `neorag eval` if missing) and
 reads each retrieval's trace: for every step name, the per-question total (a step that runs

@@ -302,7 +302,7 @@ def run_eval(
                     acc.f1.append(token_f1(prediction, q["answers"]))
                     acc.answer_hit.append(answer_in(prediction, q["answers"]))
                 if acc.rows is not None:
-                    acc.rows.append(_question_row(q, ranking, gold, acc))
+                    acc.rows.append(_question_row(q, acc))
                 progress.advance(f"eval {mode}")
             progress.finish(f"eval {mode}")
             results[mode] = acc.summary()
@@ -322,9 +322,7 @@ def run_eval(
     }
 
 
-def _question_row(
-    q: dict[str, Any], ranking: Sequence[str], gold: Sequence[str], acc: ModeResult
-) -> dict[str, Any]:
+def _question_row(q: dict[str, Any], acc: ModeResult) -> dict[str, Any]:
     """The question just scored into `acc`, as `--per-question` reports it."""
     row: dict[str, Any] = {"id": q.get("id"), "question": q["question"]}
     first = acc.mrr[-1]

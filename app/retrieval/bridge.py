@@ -14,8 +14,9 @@ list reaches every passage naming someone in it, most of all the passages of rar
              passage uniformly, (1 + title_boost)× towards the passages the name titles (a
              name leads first to the page about it);
   scores:    p = (1 − d)·r + d·W·p, `iterations` times from p = r; passages rank by p.
-             Computed by pushing from the nodes that hold more than `tolerance` per
-             relationship, so a question's work does not grow with the corpus.
+             Above `bounded_above` relationships, computed by pushing only from the nodes
+             that hold more than `tolerance` per relationship, so that a question's work
+             stops growing with the corpus.
 
 This is an in-process computation on both backends (the graph is built from data every
 store exposes); GDS 2.13's PageRank cannot take weighted restarts.
@@ -23,6 +24,7 @@ store exposes); GDS 2.13's PageRank cannot take weighted restarts.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -75,7 +77,12 @@ class BridgeWalk:
         # One square matrix over chunks then names, by sender, for the push.
         self.chunks = len(graph.chunk_ids)
         self.matrix = sparse.bmat([[None, name_to_chunk], [chunk_to_name, None]], format="csr")
-        self.senders = SenderColumns(self.matrix)
+
+    @cached_property
+    def senders(self) -> SenderColumns:
+        """The matrix by column, for the push: built on the first walk that pushes (a
+        second copy of the matrix, which a small graph's exact walk never needs)."""
+        return SenderColumns(self.matrix)
 
     def run(
         self, chunk_restart: np.ndarray, name_restart: np.ndarray, cfg: BridgeConfig

@@ -107,7 +107,7 @@ class BridgeConfig(BaseModel):
         ge=0.0,
         description="above `bounded_above`, a node passes its share on only while it holds "
         "more than this per relationship (0: exact); at 1e-7 the 200k-chunk scale store's "
-        "walk keeps 99.4% of the exact top 100 in a fifth of the time "
+        "walk keeps 99.4% of the exact top 100 in a third of the time "
         "(bench/bridge_walk_scale.py)",
     )
     title_boost: float = Field(
