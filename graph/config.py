@@ -57,9 +57,8 @@ class AlgorithmConfig(BaseModel):
         2_000_000,
         ge=0,
         description="token graphs with more relationships (both directions) than this run "
-        "their PageRank with `token_ppr_bounded_tolerance`: a token stops sending once its "
-        "delta is below it, so a query's work is bounded by the mass its seeds spread, not "
-        "by the graph's size",
+        "a bounded PageRank (`token_ppr_bounded_rule`), whose work per query is bounded by "
+        "the seeds' mass rather than by the graph's size",
     )
     token_ppr_bounded_tolerance: float = Field(
         1e-5,
