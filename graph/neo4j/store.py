@@ -51,6 +51,10 @@ def _now() -> str:
 GRAPH_VERSION, CONTENT_VERSION = "graph_version", "content_version"
 
 
+# A full chunk-edge rebuild with more edges than this is written in several transactions.
+FULL_EDGE_REBUILD_ROWS = 200_000
+
+
 def _batches(rows: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
     for start in range(0, len(rows), size):
         yield rows[start : start + size]
@@ -377,6 +381,8 @@ class Neo4jStore(GraphStore):
         ]
         states = [{"chunk": c, "state": v} for c, v in sorted(change.states.items())]
         # `drop_states` needs no statement here: a chunk's state is a property of its node.
+        if change.replace_all and len(writes) > FULL_EDGE_REBUILD_ROWS:
+            return self._replace_chunk_edges_in_parts(change, writes, states)
 
         def work(tx: ManagedTransaction) -> int:
             if change.replace_all:
@@ -391,6 +397,36 @@ class Neo4jStore(GraphStore):
             return self._run(tx, "meta_increment", key=GRAPH_VERSION).single()["value"]
 
         return int(self.transaction(work))
+
+    def _replace_chunk_edges_in_parts(
+        self, change: ChunkEdgeChange, writes: list[dict[str, Any]], states: list[dict[str, Any]]
+    ) -> int:
+        """A full rebuild too large for one transaction (at 50k chunks it passed the
+        server's `dbms.memory.transaction.total.max`). The stored meta (the edge state) is
+        emptied first, so a run that stops part-way is seen as having no edges built and
+        rebuilds in full next time; the old edges go in batches, the new ones a part per
+        transaction, and the states, meta and graph version come last."""
+
+        def forget(tx: ManagedTransaction) -> None:
+            for key in change.meta:
+                self._run(tx, "meta_set", key=key, value="").consume()
+
+        self.transaction(forget)
+        self._auto_commit("delete_chunk_edges_in_batches")
+        self._auto_commit("clear_chunk_edge_states_in_batches")
+        for part in _batches(writes, FULL_EDGE_REBUILD_ROWS):
+            rows = list(part)
+            self.transaction(
+                lambda tx, rows=rows: self._unwind(tx, "create_chunk_edges", "edges", rows)
+            )
+
+        def finish(tx: ManagedTransaction) -> int:
+            self._unwind(tx, "write_chunk_edge_states", "rows", states)
+            for key, value in change.meta.items():
+                self._run(tx, "meta_set", key=key, value=value).consume()
+            return self._run(tx, "meta_increment", key=GRAPH_VERSION).single()["value"]
+
+        return int(self.transaction(finish))
 
     def chunk_edge_states(self, ids: Sequence[str]) -> dict[str, str]:
         rows = self.read("chunk_edge_states", ids=list(dict.fromkeys(ids)))

@@ -358,6 +358,41 @@ def test_chunk_edge_change_is_one_exact_transaction(store) -> None:
     assert store.neighbours(["a#0", "b#0"]) == [] and store.chunk_edge_states(["a#0"]) == {}
 
 
+def test_large_full_edge_rebuild_is_written_in_parts(store, monkeypatch) -> None:
+    """On Neo4j a full rebuild above FULL_EDGE_REBUILD_ROWS edges is written in several
+    transactions (one would pass the server's transaction memory limit at 50k chunks); the
+    result is the same as one transaction's: old edges and states gone, new ones, meta and a
+    new graph version written."""
+    from graph.types import ChunkEdgeChange
+
+    if store.backend == "neo4j":
+        import graph.neo4j.store as neo4j_store
+
+        monkeypatch.setattr(neo4j_store, "FULL_EDGE_REBUILD_ROWS", 1)
+    add(store, CORPUS)
+    store.apply_chunk_edge_change(
+        ChunkEdgeChange(
+            replace_all=True,
+            write=[ChunkEdge("CITES", "b#0", "a#0", 1.0)],
+            states={"b#0": "old"},
+            meta={"edge_test": "first"},
+        )
+    )
+    v0 = store.graph_version()
+    edges = [ChunkEdge("NEXT", "a#0", "a#1", 1.0), ChunkEdge("SEMANTIC", "a#0", "b#0", 0.5)]
+    v1 = store.apply_chunk_edge_change(
+        ChunkEdgeChange(
+            replace_all=True, write=edges, states={"a#0": "new"}, meta={"edge_test": "second"}
+        )
+    )
+    assert v1 > v0 and store.graph_version() == v1
+    got = store.neighbours(["a#0"])
+    assert sorted(got, key=lambda e: e.kind) == sorted(edges, key=lambda e: e.kind)
+    assert store.status().edges["CITES"] == 0  # the old edge went
+    assert store.chunk_edge_states(["a#0", "b#0"]) == {"a#0": "new"}
+    assert store.get_meta("edge_test") == "second"
+
+
 def test_chunk_records_and_meta_written_with_a_delta(store) -> None:
     add(store, CORPUS)
     records = store.document_chunks(["a"])
