@@ -391,12 +391,18 @@ class Neo4jStore(GraphStore):
             else:
                 self._unwind(tx, "delete_chunk_edge_keys", "edges", deletes)
             self._unwind(tx, "create_chunk_edges", "edges", writes)
-            self._unwind(tx, "write_chunk_edge_states", "rows", states)
-            for key, value in change.meta.items():
-                self._run(tx, "meta_set", key=key, value=value).consume()
-            return self._run(tx, "meta_increment", key=GRAPH_VERSION).single()["value"]
+            return self._close_edge_change(tx, change, states)
 
         return int(self.transaction(work))
+
+    def _close_edge_change(
+        self, tx: ManagedTransaction, change: ChunkEdgeChange, states: list[dict[str, Any]]
+    ) -> int:
+        """An edge change's last writes: chunk states, meta, then the new graph version."""
+        self._unwind(tx, "write_chunk_edge_states", "rows", states)
+        for key, value in change.meta.items():
+            self._run(tx, "meta_set", key=key, value=value).consume()
+        return self._run(tx, "meta_increment", key=GRAPH_VERSION).single()["value"]
 
     def _replace_chunk_edges_in_parts(
         self, change: ChunkEdgeChange, writes: list[dict[str, Any]], states: list[dict[str, Any]]
@@ -420,13 +426,7 @@ class Neo4jStore(GraphStore):
                 lambda tx, rows=rows: self._unwind(tx, "create_chunk_edges", "edges", rows)
             )
 
-        def finish(tx: ManagedTransaction) -> int:
-            self._unwind(tx, "write_chunk_edge_states", "rows", states)
-            for key, value in change.meta.items():
-                self._run(tx, "meta_set", key=key, value=value).consume()
-            return self._run(tx, "meta_increment", key=GRAPH_VERSION).single()["value"]
-
-        return int(self.transaction(finish))
+        return int(self.transaction(lambda tx: self._close_edge_change(tx, change, states)))
 
     def chunk_edge_states(self, ids: Sequence[str]) -> dict[str, str]:
         rows = self.read("chunk_edge_states", ids=list(dict.fromkeys(ids)))
