@@ -166,6 +166,7 @@ class Engine:
             staged._load(key)
             for mode in sorted(self._modes):
                 staged.retriever(mode).warm()
+            staged.settle()
         except Exception:  # the next refresh tries again; requests keep the loaded version
             log.warning("could not load index version %s", key, exc_info=True)
             return
@@ -251,6 +252,18 @@ class Engine:
         retriever = build_retriever(mode, self)
         self._modes.add(mode)
         return retriever
+
+    def settle(self, timeout: float = 600.0) -> None:
+        """Until the copies the modes' warm-ups load in the background are ready (on a
+        server: the token graph and the hop table). Until then queries are answered from
+        the server, correctly but slower, so a benchmark's warm-up settles before it times
+        anything, and a version staged in the background is switched to settled."""
+        deadline = time.monotonic() + timeout
+        with self._derived_lock:
+            reads = self._derived.get(("hop table", id(self.dense), id(self.lexical)))
+        if reads is not None:  # copied only for the modes that hop, once one has run
+            reads[0].wait(timeout)
+        self.store.settle(max(0.0, deadline - time.monotonic()))
 
     def close(self) -> None:
         self.store.close()

@@ -60,6 +60,7 @@ def measure(
         engine.require_index()
         retriever = engine.retriever(mode)
         retriever.retrieve(dataset.questions[0]["question"])  # warm-up: loads models
+        engine.settle()  # and, on a server, the in-process copies it started
         totals: list[float] = []
         cpu: list[float] = []
         tops: list[list[str]] = []

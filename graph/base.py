@@ -64,6 +64,12 @@ class GraphStore(ABC):
     def close(self) -> None: ...
 
     @abstractmethod
+    def settle(self, timeout: float) -> None:
+        """Wait (at most `timeout` seconds) for the copies a warm-up started loading in the
+        background, so the queries after it meet the steady state (a server backend's
+        in-process token graph)."""
+
+    @abstractmethod
     def clear(self) -> None:
         """Delete every node, edge and derived structure of this store's collection (tests,
         `ingest --rebuild`, `delete --collection`); nothing of other collections."""

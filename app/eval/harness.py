@@ -6,7 +6,8 @@ Each dataset is indexed into a collection of its own (`eval-<dataset>`), never i
 user's: nothing outside it is read or deleted. The index is kept while the corpus file, its
 content and the ingest configuration stay the same, so a second run skips indexing.
 Latency excludes model loading: each mode answers one warm-up question before the timed
-ones.
+ones, and on a server waits for the in-process copies that warm-up started (a running
+service answers from the server while they load, then from them).
 """
 
 from __future__ import annotations
@@ -272,6 +273,7 @@ def run_eval(
         for mode in modes:
             retriever = engine.retriever(mode)
             warm = retriever.retrieve(dataset.questions[0]["question"])  # warm-up: loads models
+            engine.settle()  # and, on a server, the in-process copies it started
             if answerer is not None:
                 answerer(warm.question, warm)
             acc = ModeResult(rows=[] if per_question else None)

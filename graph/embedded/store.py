@@ -127,6 +127,9 @@ class EmbeddedStore(GraphStore):
         with self._lock:
             return self._conn.execute(sql, params).fetchall()
 
+    def settle(self, timeout: float) -> None:
+        """Nothing loads in the background: the graph is read in process."""
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()

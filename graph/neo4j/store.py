@@ -187,6 +187,9 @@ class Neo4jStore(GraphStore):
         except Exception as exc:
             raise translate(exc, self.cfg) from None
 
+    def settle(self, timeout: float) -> None:
+        self.token_mirror.wait(timeout)
+
     def close(self) -> None:
         if self.gds_driver is not self.driver:
             self.gds_driver.close()

@@ -15,6 +15,7 @@ import pytest
 from app.engine import Engine
 from app.ingest_service import ingest_once
 from app.retrieval import bridge_graph
+from app.retrieval.hop_table import hop_reads
 from app.settings import Settings
 from tests.conftest import fresh_collection
 
@@ -98,5 +99,43 @@ def test_a_small_index_is_switched_to_before_answering(tmp_path: Path) -> None:
         ingest_once(settings, docs)
         assert engine.refresh(background=True) is True
         assert "Port Veldt" in titles(engine)
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("backend", ["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def test_settle_waits_for_the_copies_a_warm_up_started(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """On a server, TIGRAG's first question starts copying the token graph and the hop table
+    into the process and is answered from the server meanwhile; `settle` returns once both
+    copies are in, so what a benchmark times next is the steady state. In process there is
+    nothing to copy, and settling loads nothing no mode asked for."""
+    collection = (
+        request.getfixturevalue("neo4j_store").collection
+        if backend == "neo4j"
+        else fresh_collection()
+    )
+    settings = Settings(
+        backend=backend,
+        data_dir=tmp_path / "data",
+        collection=collection,
+        algorithms={"token_ppr": "auto"},
+    )
+    ingest_once(settings, write_corpus(tmp_path / "docs", {**RIVERS, "p3": HARBOUR}))
+    engine = Engine(settings)
+    try:
+        engine.retriever("dense").retrieve(QUESTION)
+        engine.settle(60)
+        assert not any(key[0] == "hop table" for key in engine._derived)  # no hop ran
+        engine.retriever("tigrag").retrieve(QUESTION)
+        engine.settle(60)
+        reads = hop_reads(engine)
+        if backend == "neo4j":
+            assert reads is not None and reads.ready
+            mirror = engine.store.token_mirror
+            assert mirror.loaded is not None and mirror.loads == 1
+        else:
+            assert reads is None
     finally:
         engine.close()
