@@ -453,6 +453,10 @@ def main() -> None:
     scale_corpus.pages(args.cache)
     out = args.out or out_dir / f"scale-{args.backend}.json"
     report: dict[str, Any] = {"backend": args.backend, "sources": sources, "sizes": []}
+    command = " ".join(["python bench/scale_bench.py", *sys.argv[1:]])
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+    ).stdout.strip()
     if out.exists():
         report["sizes"] = json.loads(out.read_text()).get("sizes", [])
     for size in (int(s) for s in args.sizes.split(",")):
@@ -475,6 +479,8 @@ def main() -> None:
             "target_chunks": size,
             **json.loads(result_file.read_text()),
         }
+        run = "queries_run" if args.queries_only else "run"  # a size's row may merge two runs
+        result[run] = {"command": command, "commit": commit, "date": time.strftime("%Y-%m-%d")}
         report["sizes"] = [s for s in report["sizes"] if s.get("target_chunks") != size]
         report["sizes"].append(result)
         report["sizes"].sort(key=lambda s: s["target_chunks"])
