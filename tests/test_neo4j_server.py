@@ -56,6 +56,7 @@ def test_the_running_server_loads_only_the_allowed_gds_calls(neo4j_config: Neo4j
     assert loaded == set(allowed_procedures())
     # The allowlist does not reach built-in procedures: schema introspection still works.
     assert _records(neo4j_config, "CALL db.labels() YIELD label RETURN count(*) AS n")
+    assert _records(neo4j_config, "CALL dbms.components() YIELD name RETURN name")
     settings = {
         r["name"]: r["value"]
         for r in _records(
