@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 COLUMNS = [
@@ -32,10 +33,12 @@ ANSWER_COLUMNS = [
 
 
 def _cell(row: dict, key: str) -> str:
+    """Rounded half up, as the README's prose quotes the same figures (95.25 → 95.3)."""
     value = row.get(key)
     if value is None:
         return "–"
-    return f"{value:.3f}" if key == "mrr" else f"{value:.1f}"
+    places = Decimal("0.001") if key == "mrr" else Decimal("0.1")
+    return str(Decimal(str(value)).quantize(places, rounding=ROUND_HALF_UP))
 
 
 def table(report: dict) -> str:

@@ -60,16 +60,16 @@ class AlgorithmConfig(BaseModel):
         "a bounded PageRank (`token_ppr_bounded_rule`), whose work per query is bounded by "
         "the seeds' mass rather than by the graph's size; the evaluation sets' graphs "
         "(at most 300k) run exactly, the 50k-chunk scale store's (1.47M) is bounded: its "
-        "rankings' R@2 / R@5 / MRR stay the same and TIGRAG's p50 drops from 101 to 64 ms "
-        "(README, Scale benchmark)",
+        "rankings' R@2 / R@5 / MRR stay the same and TIGRAG's p50 drops from 101 to 58 ms on "
+        "Neo4j (README, The token PageRank at 200k chunks)",
     )
     token_ppr_bounded_tolerance: float = Field(
         1e-5,
         gt=0.0,
         description="the `delta` rule's tolerance above `token_ppr_bounded_above` (and the "
         "GDS route's, which has no other rule): at 1e-5 the top-30 tokens of 2wiki-dev's "
-        "200 questions overlap the exact run's by 95.5% and default R@5 moves by at most "
-        "0.25 on the three shared sets (README, Speed)",
+        "200 questions overlap the exact run's by 95.5% "
+        "(bench/out/ppr-tolerance-2wiki-dev.json)",
     )
     token_ppr_bounded_rule: Literal["delta", "per_degree"] = Field(
         "per_degree",

@@ -92,22 +92,30 @@ def corpus_fingerprint(docs: dict[str, DocumentRecord], cfg: IngestConfig) -> st
     return h.hexdigest()[:24]
 
 
-def _in_scope(source: str, root: Path) -> bool:
-    root_s = str(root)
-    return source == root_s or source.startswith(root_s.rstrip("/") + "/")
+def _linked_key(root: Path) -> str:
+    """The meta key of the linked folders outside `root` that its last ingest entered: the
+    documents found there are this root's, also after the link is removed."""
+    return f"linked_folders:{root}"
+
+
+def _in_scope(source: str, roots: Sequence[Path]) -> bool:
+    return any(
+        source == str(root) or source.startswith(str(root).rstrip("/") + "/") for root in roots
+    )
 
 
 def plan(
     loaded: Sequence[LoadedDocument],
     skipped: Sequence[SkippedFile],
     stored: dict[str, DocumentRecord],
-    root: Path,
+    roots: Sequence[Path],
     cfg_fp: str,
     collection: str,
     unchanged_keys: Sequence[str] = (),
 ) -> Plan:
-    """Compare what the scan found under `root` with the store's documents of the same
-    collection. Only documents whose source lies under `root` can be removed, and documents
+    """Compare what the scan found under `roots` (the folder ingested and the linked folders
+    it led to) with the store's documents of the same collection. Only documents whose
+    source lies under one of `roots` can be removed, and documents
     stored from a file that was skipped this time (unreadable, say) are kept.
     `unchanged_keys` are documents of files the scan did not parse again (unchanged)."""
     to_index: list[tuple[str, LoadedDocument]] = []
@@ -128,7 +136,7 @@ def plan(
     removed = sorted(
         doc_id
         for doc_id, rec in stored.items()
-        if doc_id not in seen and _in_scope(rec.source, root) and rec.source not in unreadable
+        if doc_id not in seen and _in_scope(rec.source, roots) and rec.source not in unreadable
     )
     return Plan(to_index, changed, removed, unchanged)
 
@@ -233,7 +241,8 @@ def run_ingest(
         skipped: list[SkippedFile] = []
         unchanged_files: list[UnchangedFile] = []
         known = scan_cache.known(stored)
-        for item in scan(root, cfg.max_file_bytes, allowed_roots, known=known):
+        followed: list[Path] = []
+        for item in scan(root, cfg.max_file_bytes, allowed_roots, known=known, followed=followed):
             if isinstance(item, SkippedFile):
                 skipped.append(item)
             elif isinstance(item, UnchangedFile):
@@ -243,7 +252,10 @@ def run_ingest(
             progress.advance("scan")
         progress.finish("scan")
         cached_keys = [key for f in unchanged_files for key in f.keys]
-        work = plan(loaded, skipped, stored, root, cfg_fp, store.collection, cached_keys)
+        linked = sorted({str(p) for p in followed})
+        before = json.loads(store.get_meta(_linked_key(root)) or "[]")
+        roots = [root, *map(Path, {*linked, *before})]  # a link removed since: its files too
+        work = plan(loaded, skipped, stored, roots, cfg_fp, store.collection, cached_keys)
     report.skipped = [Skip(s.source, s.reason) for s in skipped]
     report.unchanged = work.unchanged
     report.changed = sorted(work.changed_ids)
@@ -297,6 +309,8 @@ def run_ingest(
             dimension = models.embedder.dimension
         write_stamp(store, ModelStamp.configured(cfg.models, dimension))
 
+    if linked != before:
+        store.set_meta(_linked_key(root), json.dumps(linked))
     scan_cache.update(
         root,
         [(d, document_hash(d, cfg_fp)) for d in loaded],

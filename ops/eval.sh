@@ -34,5 +34,10 @@ for ds in musique-200 hotpotqa-200; do
   "$py" -m app.cli eval "$datasets/$ds" --backend embedded --modes default --answer offline \
     --limit 100 --json "bench/out/answer-$ds-embedded-first100.json"
 done
-"$py" bench/results_table.py bench/out/eval-*.json bench/out/answer-*-embedded.json
+names=()
+for ds in "${sets[@]}"; do
+  names+=("bench/out/eval-$(basename "$ds")-embedded.json" "bench/out/eval-$(basename "$ds")-neo4j.json")
+done
+for ds in "${sets[@]}"; do names+=("bench/out/answer-$(basename "$ds")-embedded.json"); done
+"$py" bench/results_table.py "${names[@]}"
 "$py" bench/results_table.py --held-out bench/out/answer-musique-200-embedded.json bench/out/answer-hotpotqa-200-embedded.json

@@ -11,7 +11,8 @@ Rules worth knowing:
   `.jsonl` (one `{"id", "title"?, "text"}` record a line, e.g. a dataset's `corpus.jsonl`).
 - Folders are walked recursively in sorted name order, so ids and ordering are
   deterministic. Names starting with "." are ignored (the root itself may be hidden).
-  Symbolic links are followed, but each directory is entered once, so loops cannot hang.
+  Symbolic links are followed, but each directory is entered once, so loops cannot hang;
+  a file reached through a link is named by the path it resolves to (one id however reached).
   Inside folders, files with other extensions and non-regular files (FIFOs, sockets, ...)
   are ignored silently — a folder of notes usually also holds images and build output, and a
   report line for each would bury the real problems. A `questions.jsonl` beside a

@@ -45,9 +45,11 @@ def _supported(path: Path) -> bool:
     return path.suffix.lower() in SUPPORTED_EXTENSIONS
 
 
-def _walk(root: Path) -> Iterator[tuple[Path, str] | SkippedFile]:
+def _walk(root: Path, followed: list[Path] | None) -> Iterator[tuple[Path, str] | SkippedFile]:
     """Supported regular files under `root` as (path, id), depth first in sorted name order,
-    each directory entered once (by device and inode) so symlink loops terminate."""
+    each directory entered once (by device and inode) so symlink loops terminate. Symbolic
+    links are followed; linked folders outside `root` are added to `followed`, the scan's
+    scope beside `root` (the scan names each file by the path it resolves to)."""
     todo: list[tuple[Path, str]] = [(root, "")]
     seen_dirs: set[tuple[int, int]] = set()
     while todo:
@@ -80,9 +82,19 @@ def _walk(root: Path) -> Iterator[tuple[Path, str] | SkippedFile]:
             skip = DATASET_SIDECARS if "corpus.jsonl" in names else frozenset()
             for name in reversed(names):
                 if not name.startswith(".") and name not in skip:
-                    todo.append((path / name, f"{rel}/{name}" if rel else name))
+                    child = path / name
+                    _note_link(child, root, followed)
+                    todo.append((child, f"{rel}/{name}" if rel else name))
         elif stat.S_ISREG(info.st_mode) and _supported(path):
             yield path, rel
+
+
+def _note_link(path: Path, root: Path, followed: list[Path] | None) -> None:
+    """Add to `followed` where `path` leads if it is a link to a folder outside `root`."""
+    if followed is not None and path.is_symlink() and path.is_dir():
+        real = Path(os.path.realpath(path))
+        if not real.is_relative_to(os.path.realpath(root)):
+            followed.append(real)
 
 
 def _direct_file_problem(path: Path) -> str | None:
@@ -108,9 +120,11 @@ def _check_exists(path: Path) -> None:
         raise FileNotFoundError(f"broken symbolic link, nothing to ingest: {path}")
 
 
-def _candidates(path: Path) -> Iterator[tuple[Path, str] | SkippedFile]:
+def _candidates(
+    path: Path, followed: list[Path] | None = None
+) -> Iterator[tuple[Path, str] | SkippedFile]:
     if path.is_dir():
-        yield from _walk(path)
+        yield from _walk(path, followed)
         return
     problem = _direct_file_problem(path)
     if problem is not None:
@@ -132,6 +146,7 @@ def scan(
     max_file_bytes: int,
     allowed_roots: Sequence[Path] | None = None,
     known: Known | None = None,
+    followed: list[Path] | None = None,
 ) -> Iterator[LoadedDocument | SkippedFile | UnchangedFile]:
     """Documents and skip reports for a file or folder (see the `ingest.loaders` docstring).
     With `allowed_roots`, a file whose real path (symbolic links resolved) lies outside all
@@ -139,6 +154,7 @@ def scan(
     With `known`, every file's bytes are hashed first (`LoadedDocument.file_hash`), and a
     file `known` recognises is reported as `UnchangedFile` instead of being parsed: a
     re-ingest of a large tree costs reading its bytes, not parsing every page again.
+    `followed` collects the linked folders outside `path` the scan entered (also in scope).
 
     Raises `FileNotFoundError` immediately (not on first iteration) if `path` is missing,
     and `ValueError` for a non-positive `max_file_bytes`.
@@ -147,15 +163,15 @@ def scan(
     _check_exists(path)
     if max_file_bytes < 1:
         raise ValueError("max_file_bytes must be positive")
-    return _scan(path, max_file_bytes, allowed_roots, known)
+    return _scan(path, max_file_bytes, allowed_roots, known, followed)
 
 
 def _load_file(
-    path: Path, doc_id: str, limit: int
+    path: Path, doc_id: str, limit: int, kind: str
 ) -> Iterator[tuple[LoadedDocument, str] | SkippedFile]:
-    """Documents of one supported file, each with the origin used in duplicate reports."""
+    """Documents of one supported file (`kind`: its format, by the extension of the name it
+    was found under), each with the origin used in duplicate reports."""
     source = os.path.abspath(path)
-    kind = SUPPORTED_EXTENSIONS[path.suffix.lower()]
     if kind == "jsonl":
         yield from load_jsonl(path, source, limit)
         return
@@ -211,17 +227,28 @@ def _file_hash(path: Path) -> str | None:
 
 
 def _scan(
-    path: Path, limit: int, allowed_roots: Sequence[Path] | None, known: Known | None
+    path: Path,
+    limit: int,
+    allowed_roots: Sequence[Path] | None,
+    known: Known | None,
+    followed: list[Path] | None,
 ) -> Iterator[LoadedDocument | SkippedFile | UnchangedFile]:
     first_seen: dict[str, str] = {}
-    for item in _candidates(path):
+    reached: set[Path] = set()
+    for item in _candidates(path, followed):
         if isinstance(item, SkippedFile):
             yield item
             continue
-        file_path, doc_id = item
-        if allowed_roots is not None and not within(file_path, allowed_roots):
-            yield SkippedFile(os.path.abspath(file_path), "outside the allowed ingest roots")
+        linked_path, doc_id = item
+        if allowed_roots is not None and not within(linked_path, allowed_roots):
+            yield SkippedFile(os.path.abspath(linked_path), "outside the allowed ingest roots")
             continue
+        # A file is named by the path it resolves to: one id however it is reached (through
+        # a linked folder or link, or by naming the folder a link leads to).
+        file_path = Path(os.path.realpath(linked_path))
+        if file_path in reached:
+            continue  # the same file again, through another link: one document
+        reached.add(file_path)
         digest = _file_hash(file_path) if known is not None else None
         if digest is not None and known is not None:
             source = os.path.abspath(file_path)
@@ -230,7 +257,8 @@ def _scan(
                 first_seen.update((k, source) for k in keys)
                 yield UnchangedFile(source, digest, tuple(keys))
                 continue
-        for result in _load_file(file_path, doc_id, limit):
+        kind = SUPPORTED_EXTENSIONS[linked_path.suffix.lower()]
+        for result in _load_file(file_path, doc_id, limit, kind):
             if isinstance(result, SkippedFile):
                 yield result
                 continue

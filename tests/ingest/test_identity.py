@@ -98,20 +98,14 @@ def test_a_relative_path_names_the_same_document(
     assert ids_of(stored_ids(settings), install) == [expected]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="README 'Collections and document identity' is contradicted through a symbolic "
-    "link: run_ingest resolves the root it is given (ingest/runner.py, `path.resolve()`) but "
-    "the walk keeps the link's path for files under it (ingest/loaders/walk.py, "
-    "`os.path.abspath`), so library/ stores <tmp>/library/guide/install.md and "
-    "library/guide/ stores <tmp>/shelf/guide/install.md: two documents for one file",
-)
 def test_a_file_in_a_linked_folder_has_one_id_whichever_folder_above_it_is_ingested(
     settings: Settings, tmp_path: Path
 ) -> None:
     """library/guide is a symbolic link to shelf/guide (folders are walked through links).
     Ingesting library/ and then library/guide/ reaches the same file through two folders
-    above it."""
+    above it: one document, named by where the file lies. A file deleted from the linked
+    folder is removed by re-ingesting library/ (the linked folder is in that ingest's scope),
+    and so is everything it held once the link is removed."""
     real = tmp_path / "shelf" / "guide"
     real.mkdir(parents=True)
     (real / "install.md").write_text(INSTALL, encoding="utf-8")
@@ -125,3 +119,31 @@ def test_a_file_in_a_linked_folder_has_one_id_whichever_folder_above_it_is_inges
     second = stored_ids(settings)
     assert len(first) == 1
     assert second == first, f"after library/: {first}; after library/guide/: {second}"
+    assert first[0].endswith(str(real.resolve() / "install.md"))
+
+    (real / "setup.md").write_text(INSTALL.replace("install", "set up"), encoding="utf-8")
+    ingest_once(settings, library)
+    assert len(stored_ids(settings)) == 2
+    (real / "setup.md").unlink()
+    report = ingest_once(settings, library)
+    assert len(report.removed) == 1 and stored_ids(settings) == first
+
+    (library / "guide").unlink()  # the link goes: what library/ held through it goes too
+    (library / "notes.md").write_text(OTHER, encoding="utf-8")
+    report = ingest_once(settings, library)
+    assert report.removed == first and len(stored_ids(settings)) == 1
+    assert (real / "install.md").exists()  # only documents go, never files
+
+
+def test_a_file_linked_twice_inside_the_folder_is_one_document(
+    settings: Settings, library: Path
+) -> None:
+    """Two links to one file beside it: one document, and nothing reported as skipped (a
+    skip would make every scheduled run exit with status 1)."""
+    (library / "latest.md").symlink_to(library / "guide" / "install.md")
+    (library / "guide" / "current.md").symlink_to(library / "guide" / "install.md")
+    report = ingest_once(settings, library)
+    assert not report.skipped
+    install = library.resolve() / "guide" / "install.md"
+    assert ids_of(stored_ids(settings), install) == [document_id(settings.collection, str(install))]
+    assert len(stored_ids(settings)) == 2  # install.md and notes.md

@@ -354,6 +354,19 @@ def test_symlink_loops_terminate(tmp_path: Path) -> None:
     ]
 
 
+def test_a_linked_file_is_named_by_its_target_and_read_by_its_link_name(tmp_path: Path) -> None:
+    """`guide.md` links to an extensionless `README` outside the folder: found under its
+    link's name (a Markdown file), stored under the path it resolves to."""
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "README").write_text("# Guide\n\nStart the Kell service.\n")
+    root = tmp_path / "docs"
+    root.mkdir()
+    os.symlink(tmp_path / "shared" / "README", root / "guide.md")
+    docs, skipped = load(root)
+    assert not skipped
+    assert [(d.key, d.title) for d in docs] == [(str(tmp_path / "shared" / "README"), "Guide")]
+
+
 def test_equal_names_from_different_sources_are_different_documents(tmp_path: Path) -> None:
     """A record named like a file, the same passage id in two corpus files and the same
     relative path under two folders: every one is its own document (its key)."""

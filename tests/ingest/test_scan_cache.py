@@ -34,9 +34,9 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     counts: Counter[str] = Counter()
     real = walk._load_file
 
-    def counting(path, doc_id, limit):  # type: ignore[no-untyped-def]
+    def counting(path, *args):  # type: ignore[no-untyped-def]
         counts[path.name] += 1
-        return real(path, doc_id, limit)
+        return real(path, *args)
 
     monkeypatch.setattr(walk, "_load_file", counting)
     return counts
