@@ -213,6 +213,7 @@ def measure(
     modes: list[str],
     embed_sample: int,
     resume: bool = False,
+    remeasure_embed: bool = False,
 ) -> dict:
     """One size, in this (child) process: ingest, change, then queries."""
     from app.services import index_dir, open_store
@@ -234,7 +235,7 @@ def measure(
         if isinstance(d, LoadedDocument)
     )
     folder = build_folder(data_dir / "corpora", size, cache, base, keep=resuming)
-    if "embed_only" not in ledger.data:
+    if "embed_only" not in ledger.data or remeasure_embed:
         ledger.data["embed_only"] = embed_only_baseline(folder, settings, models, embed_sample)
         ledger.save()
     embed_only = ledger.data["embed_only"]
@@ -426,6 +427,12 @@ def main() -> None:
         action="store_true",
         help="continue sizes whose run was killed (their ledgers), adding ingest segments",
     )
+    parser.add_argument(
+        "--remeasure-embed",
+        action="store_true",
+        help="with --resume: measure the embedding-only baseline again (when the machine was "
+        "busy the first time); the ingest segments are kept",
+    )
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -446,6 +453,7 @@ def main() -> None:
                 modes,
                 args.embed_sample,
                 resume=args.resume,
+                remeasure_embed=args.remeasure_embed,
             )
         args.result.write_text(json.dumps(result))
         return
@@ -468,7 +476,8 @@ def main() -> None:
              "--embed-sample", str(args.embed_sample),
              "--result", str(result_file)]
             + (["--queries-only"] if args.queries_only else [])
-            + (["--resume"] if args.resume else []),
+            + (["--resume"] if args.resume else [])
+            + (["--remeasure-embed"] if args.remeasure_embed else []),
             check=True,
         )  # fmt: skip
         earlier = [s for s in report["sizes"] if s.get("target_chunks") == size]
