@@ -205,7 +205,7 @@ class Engine:
         BM25 objects (replaced when the corpus changes) plus `key`; the entry holds them, so
         those identities stay unique. The two newest versions of each structure are kept,
         so requests still pinned to the previous index do not rebuild it either."""
-        full = (name, id(self.dense), id(self.lexical), *key)
+        full = self._derived_key(name, key)
         with self._derived_lock:
             found = self._derived.get(full)
             if found is not None:
@@ -226,6 +226,9 @@ class Engine:
                 for old in mine[:-2]:
                     del self._derived[old]
             return value
+
+    def _derived_key(self, name: str, key: tuple[Any, ...]) -> tuple[Any, ...]:
+        return (name, id(self.dense), id(self.lexical), *key)
 
     def latest_derived(self, name: str, key: tuple[Any, ...]) -> Any:
         """The newest structure `name` with these parameters built for any index version
@@ -260,7 +263,7 @@ class Engine:
         anything, and a version staged in the background is switched to settled."""
         deadline = time.monotonic() + timeout
         with self._derived_lock:
-            reads = self._derived.get(("hop table", id(self.dense), id(self.lexical)))
+            reads = self._derived.get(self._derived_key("hop table", ()))
         if reads is not None:  # copied only for the modes that hop, once one has run
             reads[0].wait(timeout)
         self.store.settle(max(0.0, deadline - time.monotonic()))

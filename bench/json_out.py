@@ -4,8 +4,18 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def current_commit() -> str:
+    """The checkout's short commit, recorded with a result so its code can be found."""
+    return subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def emit(result: dict[str, Any], out: Path | None) -> None:

@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -32,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from json_out import emit  # noqa: E402
+from json_out import current_commit, emit  # noqa: E402
 
 
 def measure(
@@ -79,9 +78,7 @@ def measure(
                 steps[name].append(ms)
     finally:
         engine.close()
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
-    ).stdout.strip()
+    commit = current_commit()
     return {
         "dataset": dataset.name,
         "collection": settings.collection,

@@ -63,6 +63,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 import scale_corpus  # noqa: E402
+from json_out import current_commit  # noqa: E402
 
 DATASET = REPO.parent / "shared" / "datasets" / "2wiki-dev"
 MODES = ("default", "tigrag", "spectrag", "dense", "bm25", "hybrid")
@@ -462,9 +463,7 @@ def main() -> None:
     out = args.out or out_dir / f"scale-{args.backend}.json"
     report: dict[str, Any] = {"backend": args.backend, "sources": sources, "sizes": []}
     command = " ".join(["python bench/scale_bench.py", *sys.argv[1:]])
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
-    ).stdout.strip()
+    commit = current_commit()
     if out.exists():
         report["sizes"] = json.loads(out.read_text()).get("sizes", [])
     for size in (int(s) for s in args.sizes.split(",")):

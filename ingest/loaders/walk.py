@@ -240,12 +240,12 @@ def _scan(
             yield item
             continue
         linked_path, doc_id = item
-        if allowed_roots is not None and not within(linked_path, allowed_roots):
-            yield SkippedFile(os.path.abspath(linked_path), "outside the allowed ingest roots")
-            continue
         # A file is named by the path it resolves to: one id however it is reached (through
         # a linked folder or link, or by naming the folder a link leads to).
         file_path = Path(os.path.realpath(linked_path))
+        if allowed_roots is not None and not within(file_path, allowed_roots):
+            yield SkippedFile(os.path.abspath(linked_path), "outside the allowed ingest roots")
+            continue
         if file_path in reached:
             continue  # the same file again, through another link: one document
         reached.add(file_path)
