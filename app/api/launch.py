@@ -78,6 +78,8 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         host=host,
         port=port,
         proxy_headers=True,
+        # The server, not the app, owns the prefix (FastAPI deprecated its root_path).
+        root_path=settings.api.root_path,
         forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
         log_level="info",
         timeout_graceful_shutdown=10,

@@ -51,7 +51,6 @@ def create_app(settings: Settings | None = None, queries: Queries | None = None)
         version="1.0",
         description=DESCRIPTION,
         lifespan=lifespan,
-        root_path=settings.api.root_path,
     )
     app.state.settings = settings
     app.state.queries = queries

@@ -58,7 +58,11 @@ def env_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Callable[..., Te
     def build(**env: str) -> TestClient:
         for name, value in env.items():
             monkeypatch.setenv(name, value)
-        return TestClient(create_app(load_settings()))
+        settings = load_settings()
+        app = create_app(settings)
+        # uvicorn puts its root_path into every request's scope; TestClient does the same
+        served = _launch_kwargs(monkeypatch, tmp_path, settings)
+        return TestClient(app, root_path=served["root_path"])
 
     return build
 
@@ -92,7 +96,9 @@ def test_root_path_prefixes_the_docs_links_and_they_resolve(
 PROXY, CLIENT = "10.0.0.5", "203.0.113.7"
 
 
-def _launch_kwargs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, Any]:
+def _launch_kwargs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, settings: Settings | None = None
+) -> dict[str, Any]:
     """What `neorag api` passes to uvicorn.run (nothing is served)."""
     recorded: dict[str, Any] = {}
     # serve() exports the server's environment into os.environ; setting then deleting
@@ -109,7 +115,7 @@ def _launch_kwargs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str,
         monkeypatch.setenv(name, "placeholder")
         monkeypatch.delenv(name)
     monkeypatch.setattr(uvicorn, "run", lambda *a, **kw: recorded.update(kw, args=a))
-    launch.serve(Settings(data_dir=tmp_path / "data"), "127.0.0.1", 8123, 1)
+    launch.serve(settings or Settings(data_dir=tmp_path / "data"), "127.0.0.1", 8123, 1)
     assert recorded["args"] == ("app.api.server:create_app_from_env",)
     return recorded
 
