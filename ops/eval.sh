@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make eval`: the evaluation harness on the three shared datasets and the bundled
-# documentation corpus (bench/datasets/sqlite-docs), embedded and Neo4j backends, every mode
+# documentation corpora (bench/datasets/sqlite-docs, bench/datasets/git-docs), embedded and Neo4j backends, every mode
 # and baseline; then the offline reader's answers (default mode, embedded). JSON in
 # bench/out/, Markdown tables on stdout. One run regenerates every Results table.
 set -euo pipefail
@@ -17,7 +17,13 @@ ops/neo4j/server.sh start
 trap 'ops/neo4j/server.sh stop' EXIT
 "$py" ops/neo4j/wait_ready.py "bolt://127.0.0.1:$NEO4J_BOLT_PORT" "$NEO4J_RUN_DIR/password" 240
 export NEO4J_URI="bolt://127.0.0.1:$NEO4J_BOLT_PORT" NEO4J_PASSWORD="$(cat "$NEO4J_RUN_DIR/password")"
-sets=("$datasets/2wiki-dev" "$datasets/musique-200" "$datasets/hotpotqa-200" "$repo/bench/datasets/sqlite-docs")
+every=("$datasets/2wiki-dev" "$datasets/musique-200" "$datasets/hotpotqa-200"
+  "$repo/bench/datasets/sqlite-docs" "$repo/bench/datasets/git-docs")
+# EVAL_SETS="git-docs sqlite-docs" runs only those (by folder name); default: all of them.
+sets=()
+for ds in "${every[@]}"; do
+  if [[ -z "${EVAL_SETS:-}" || " $EVAL_SETS " == *" $(basename "$ds") "* ]]; then sets+=("$ds"); fi
+done
 for backend in embedded neo4j; do
   for ds in "${sets[@]}"; do
     "$py" -m app.cli eval "$ds" --backend "$backend" --modes "$modes" \
@@ -30,9 +36,12 @@ for ds in "${sets[@]}"; do
 done
 # The reader's span weights were fitted on the first 100 questions of these two: the
 # held-out last 100 are (2 x all - first 100), per metric.
+held=()
 for ds in musique-200 hotpotqa-200; do
+  [[ " ${sets[*]} " == *"/$ds "* ]] || continue
   "$py" -m app.cli eval "$datasets/$ds" --backend embedded --modes default --answer offline \
     --limit 100 --json "bench/out/answer-$ds-embedded-first100.json"
+  held+=("bench/out/answer-$ds-embedded.json")
 done
 names=()
 for ds in "${sets[@]}"; do
@@ -40,4 +49,4 @@ for ds in "${sets[@]}"; do
 done
 for ds in "${sets[@]}"; do names+=("bench/out/answer-$(basename "$ds")-embedded.json"); done
 "$py" bench/results_table.py "${names[@]}"
-"$py" bench/results_table.py --held-out bench/out/answer-musique-200-embedded.json bench/out/answer-hotpotqa-200-embedded.json
+if ((${#held[@]})); then "$py" bench/results_table.py --held-out "${held[@]}"; fi

@@ -11,7 +11,13 @@ they are found here by their shape, which is the same in any project's documenta
 - assignments and URI parameters (`immutable=1`, `file::memory:?cache=shared`);
 - command-line flags and shell dot-commands (`--skip 1`, `.excel`);
 - runs of upper-case keywords (`BEGIN IMMEDIATE`, `VACUUM INTO`);
+- dotted names: configuration keys and qualified names (`core.autocrlf`,
+  `submodule.<name>.shallow`, `os.path.join`), every part at least two characters, so
+  abbreviations ("e.g.", "U.S.") are not names;
 - dotted version numbers (`3.35.0`), labelled `VERSION`.
+
+A manual-page reference (`git-config(1)`, `printf(3)`) points to another page; it is not a
+call, and not an answer.
 
 Prose, Wikipedia's included, seldom has these shapes (an acronym such as "NASA" is the
 exception, and the entity tagger names it too), and the question decides whether they are
@@ -30,18 +36,22 @@ VERSION_LABEL = "VERSION"
 
 # after a compiler's -D ("-DSQLITE_ENABLE_FTS5") the option's name starts past the D
 _SNAKE = r"(?:(?<=-D)|(?<![A-Za-z0-9_\-]))[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+"
-_CALL = r"[A-Za-z_][A-Za-z0-9_.]*\([^()\s]{0,24}\)"
+_CALL = r"[A-Za-z_][A-Za-z0-9_.]*\((?!\d\))[^()\s]{0,24}\)"
 _ASSIGN = r"[A-Za-z_][A-Za-z0-9_]*=[A-Za-z0-9_.\-]+"
 _URI = r"[A-Za-z][A-Za-z0-9+.\-]*:[^\s\"'(),;]*[?=/:][^\s\"'(),;]*"
 _FLAG = r"(?<![\w\-])--?[a-z][a-z0-9\-]*(?:[ =][0-9]+)?"
 _DOT_COMMAND = r"(?<![\w.])\.[a-z][a-z0-9_]+(?:\s+(?:on|off))?"
 _KEYWORDS = r"\b[A-Z]{3,}(?:\s+[A-Z]{2,}){0,2}\b"
 _VERSION = r"\b\d+\.\d+\.\d+\b"
-# Shapes only code has; upper-case runs are also acronyms ("NASA", "NFL") in prose.
+_PART = r"(?:<[a-z]+>|[A-Za-z][A-Za-z0-9_\-]*[A-Za-z0-9])"
+_DOTTED = rf"(?<![\w.\-/@<>:]){_PART}(?:\.{_PART})+(?![\w\-/@(<])"
+# Shapes only code has; upper-case runs are also acronyms ("NASA", "NFL") in prose, and
+# dotted names also web addresses ("Amazon.com"), so neither says a text is technical.
 _STRICT = [re.compile(p) for p in (_URI, _CALL, _ASSIGN, _SNAKE, _FLAG, _DOT_COMMAND)]
 _PATTERNS = [
     *((p, CODE_LABEL) for p in _STRICT),
     (re.compile(_KEYWORDS), CODE_LABEL),
+    (re.compile(_DOTTED), CODE_LABEL),
     (re.compile(_VERSION), VERSION_LABEL),
 ]
 

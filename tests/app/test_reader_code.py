@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.reader import Evidence, Reader
+from app.reader import Evidence, Reader, scoring
 from app.reader.code import code_spans
+from app.reader.context import Context
 from app.reader.question import analyse, in_context
 
 pytestmark = pytest.mark.slow
@@ -39,6 +40,17 @@ def test_code_shapes_are_found_as_written(reader: Reader) -> None:
     assert found["SQLITE_ENABLE_MATH_FUNCTIONS"] == "CODE"  # the option, not "-D…"
     assert found["BEGIN IMMEDIATE"] == "CODE"
     assert found["3.35.0"] == "VERSION"
+    dotted = shapes(
+        reader,
+        "Set core.autocrlf, or submodule.<name>.shallow, or call os.path.join; "
+        "see git-config(1) and printf(3), e.g. in the U.S. version 1.7.0.",
+    )
+    assert dotted["core.autocrlf"] == "CODE"
+    assert dotted["submodule.<name>.shallow"] == "CODE"
+    assert dotted["os.path.join"] == "CODE"
+    # a manual-page reference is no call, and abbreviations are no dotted names
+    assert not {"config(1)", "git-config(1)", "printf(3)", "e.g", "U.S"} & dotted.keys()
+    assert dotted["1.7.0"] == "VERSION"
     # plain prose has none of these shapes
     assert shapes(reader, "The film was released in 1952 by a studio in Los Angeles.") == {}
 
@@ -98,6 +110,30 @@ def test_a_how_to_question_is_answered_with_the_setting(reader: Reader) -> None:
     reading = reader.read(question, evidence)
     assert reading.short == "busy_timeout"
     assert reading.evidence[0].passage == 2
+
+
+def test_the_setting_named_after_what_the_question_asks_for_wins(reader: Reader) -> None:
+    """Code words in the evidence, all equally typed; the question's words are in one's
+    name (`mirror`), which decides: without it the acronym wins."""
+    page = "Pragma statements supported by SQLite"
+    evidence = [
+        Evidence(
+            1,
+            page,
+            "The LIKE operator is not case sensitive by default for ASCII characters.",
+            0.6,
+            0,
+        ),
+        Evidence(1, page, "PRAGMA case_sensitive_like = boolean; changes the default.", 0.5, 1),
+    ]
+    question = "Is LIKE case-sensitive in SQLite? I need WHERE name LIKE 'A%' to not match 'apple'."
+    assert reader.read(question, evidence).short == "case_sensitive_like"
+    [doc] = reader.parse([question])
+    analysis = in_context(analyse(doc), [e.text for e in evidence])
+    parsed = list(zip(evidence, reader.parse([e.text for e in evidence]), strict=True))
+    context = Context(analysis, evidence)
+    without = scoring.score_spans(context, parsed, dict(scoring.WEIGHTS, mirror=0.0))
+    assert without[0].text == "ASCII"
 
 
 def test_over_documentation_an_upper_case_word_is_a_keyword(reader: Reader) -> None:

@@ -21,21 +21,18 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[2]
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(HERE.parent))
 
-from ingest.loaders import LoadedDocument, scan  # noqa: E402
+from debian_pages import installed_version, loaded  # noqa: E402
 
 PACKAGE = "sqlite3-doc"
 VERSION = "3.40.1-2+deb12u2"
 SOURCE = Path("/usr/share/doc/sqlite3")
 _REMOVED = re.compile(r"<(svg|script|style)\b.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
-MAX_FILE_BYTES = 20_000_000
 
 _INDEXES = "generated index, cross-reference or site listing"
 _HISTORY = "release history or news"
@@ -76,19 +73,6 @@ EXCLUDED: dict[str, str] = {
 }
 
 
-def installed_version() -> str | None:
-    try:
-        done = subprocess.run(
-            ["dpkg-query", "-W", "-f=${Version}", PACKAGE],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except FileNotFoundError:
-        return None
-    return done.stdout.strip() or None
-
-
 def selected_pages(source: Path) -> list[Path]:
     return [p for p in sorted(source.glob("*.html")) if p.name not in EXCLUDED]
 
@@ -97,13 +81,6 @@ def stripped(html: str) -> str:
     """The page without the elements neorag's loader drops, cut out of the source text so
     everything else stays byte for byte as shipped (`build` checks the loader's view)."""
     return _REMOVED.sub("", html)
-
-
-def loaded(path: Path) -> LoadedDocument:
-    items = list(scan(path, MAX_FILE_BYTES))
-    if len(items) != 1 or not isinstance(items[0], LoadedDocument):
-        raise SystemExit(f"{path}: neorag's loader did not load it ({items})")
-    return items[0]
 
 
 def build(source: Path, out: Path) -> int:
@@ -133,7 +110,7 @@ def main() -> None:
         "--force", action="store_true", help=f"build from a version other than {VERSION}"
     )
     args = parser.parse_args()
-    version = installed_version()
+    version = installed_version(PACKAGE)
     if version != VERSION and not args.force:
         raise SystemExit(
             f"{PACKAGE} {version or 'is not installed'}; this set was built from {VERSION} "
