@@ -128,8 +128,11 @@ class DefaultRetriever(Retriever):
                 hybrid = self._part("hybrid")._retrieve(query, trace, k)
                 rankings["hybrid"] = [(s.chunk_id, s.score) for s in hybrid]
                 fused = None
-        with trace.step("fusion", method="rrf", k=self.cfg.fusion.rrf_k, parts=list(rankings)):
-            fused = fused if fused is not None else self._fuse(rankings)
+        weights = self._weights(matched)
+        with trace.step(
+            "fusion", method="rrf", k=self.cfg.fusion.rrf_k, parts=list(rankings), weights=weights
+        ):
+            fused = fused if fused is not None else self._fuse(rankings, weights)
         if matched and self.cfg.passage_match_page_share < 1:
             per_page = math.ceil(self.cfg.passage_match_page_share * k)
             fused = spread_documents(fused, k, per_page, doc_id_of)
@@ -161,11 +164,22 @@ class DefaultRetriever(Retriever):
         rankings.update({name: future.result() for name, future in pending.items()})  # raises
         return {name: rankings[name] for name in parts}
 
-    def _fuse(self, rankings: dict[str, list[tuple[str, float]]]) -> list[ScoredChunk]:
+    def _weights(self, matched: bool) -> dict[str, float]:
+        """Each part's RRF weight: `default_weights`, times `passage_match_weights` when
+        passage match joined."""
+        weights = dict(self.cfg.default_weights)
+        if matched:
+            for name, factor in self.cfg.passage_match_weights.items():
+                weights[name] = weights.get(name, 1.0) * factor
+        return weights
+
+    def _fuse(
+        self, rankings: dict[str, list[tuple[str, float]]], weights: dict[str, float] | None = None
+    ) -> list[ScoredChunk]:
         return rrf(
             {name: ranking[:FUSION_DEPTH] for name, ranking in rankings.items()},
             self.cfg.fusion.rrf_k,
-            self.cfg.default_weights,
+            self.cfg.default_weights if weights is None else weights,
         )
 
     def _passage_match(self, top: list[ScoredChunk], trace: Trace) -> bool:

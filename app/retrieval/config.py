@@ -154,6 +154,15 @@ class RetrievalConfig(BaseModel):
             "sqlite-docs' pages 37 on average"
         ),
     )
+    passage_match_weights: dict[str, float] = Field(
+        default_factory=lambda: {"tigrag": 0.5},
+        description=(
+            "when passage match joins, these parts' RRF weights are multiplied by these "
+            "factors: on long pages TIGRAG's token walk ranks pages well and passages "
+            "poorly (set on sqlite-docs, checked on git-docs: README, Documentation "
+            "corpora); the Wikipedia-shaped sets never take passage match"
+        ),
+    )
     passage_match_page_share: float = Field(
         0.5,
         gt=0,

@@ -301,6 +301,13 @@ def test_passage_match_joins_only_on_long_documents(engine: Engine) -> None:
         result = e.retriever("default").retrieve(QUESTION)
         assert _fusion(result).details["parts"][-1] == "hybrid"
         assert any("passage match" in n for n in result.trace.notes)
+        # with the passage match, TIGRAG's vote counts at the configured factor
+        assert _fusion(result).details["weights"] == {"tigrag": 0.5}
+    plain = _fusion(engine.retriever("default").retrieve(QUESTION))
+    assert plain.details["weights"] == {}
+    even = {"retrieval.passage_match": "on", "retrieval.passage_match_weights": {}}
+    e = Engine(with_overrides(engine.settings, even), store=engine.store)
+    assert _fusion(e.retriever("default").retrieve(QUESTION)).details["weights"] == {}
     off = {"retrieval.passage_match": "off", "retrieval.passage_match_chunks": 0.1}
     e = Engine(with_overrides(engine.settings, off), store=engine.store)
     assert "hybrid" not in _fusion(e.retriever("default").retrieve(QUESTION)).details["parts"]
