@@ -73,9 +73,9 @@ WEIGHTS: dict[str, float] = {
     "mentions": -0.25,
     "describe": 2.0,
     "profile": -2.0,
-    # Set on sqlite-docs (0 → 3 → 6 named 5 → 7 → 8 of 60 answers; flat from 6 to 10),
-    # then checked on git-docs; it fires only for technical questions, so the Wikipedia
-    # sets cannot move.
+    # Set on sqlite-docs (0 → 3 → 6 named 5 → 7 → 8 of 60 answers; flat from 6 to 10);
+    # on git-docs it named no more (1 of 52 either way). It fires only for technical
+    # questions, so the Wikipedia sets cannot move.
     "mirror": 6.0,
 }
 # When the question names no expected type, every named candidate is equally plausible
@@ -133,6 +133,7 @@ def span_features(context: Context, parsed: Sequence[tuple[Evidence, Doc]]) -> l
     question = context.question
     top = max((e.relevance for e in context.evidence), default=1.0) or 1.0
     title_labels = _title_labels(parsed, context.titles)
+    asked = _asked_parts(question)
     out: list[Scored] = []
     for sentence, doc in parsed:
         q_positions = [t.i for t in doc if {t.lower_, t.lemma_.lower()} & question.content]
@@ -183,7 +184,7 @@ def span_features(context: Context, parsed: Sequence[tuple[Evidence, Doc]]) -> l
                 "mentions": profile.mentions,
                 "describe": profile.describe,
                 "profile": profile.cover,
-                "mirror": _mirror(cand, question),
+                "mirror": _mirror(cand, asked),
             }
             out.append(Scored(cand.text, cand.label, 0.0, sentence, features, cand.start, cand.end))
     return out
@@ -211,14 +212,18 @@ def name_parts(text: str) -> set[str]:
     return {p.lower() for p in _NAME_PART.findall(text) if len(p) > 1}
 
 
-def _mirror(cand: Candidate, question: QuestionAnalysis) -> float:
-    if not question.technical or cand.label != CODE_LABEL:
+def _asked_parts(question: QuestionAnalysis) -> frozenset[str] | None:
+    """The words a technical question says, names split into parts (None: not technical)."""
+    if not question.technical:
+        return None
+    return question.content | name_parts(question.text)
+
+
+def _mirror(cand: Candidate, asked: frozenset[str] | None) -> float:
+    if asked is None or cand.label != CODE_LABEL:
         return 0.0
     parts = name_parts(cand.text)
-    if not parts:
-        return 0.0
-    asked = question.content | name_parts(question.text)
-    return len(parts & asked) / len(parts)
+    return len(parts & asked) / len(parts) if parts else 0.0
 
 
 def _overlap(wanted: frozenset[str], found: set[str]) -> float:

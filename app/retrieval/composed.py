@@ -123,7 +123,7 @@ class DefaultRetriever(Retriever):
         fused: list[ScoredChunk] | None = None
         matched = False
         if "hybrid" not in parts and self.cfg.passage_match != "off":
-            fused = self._fuse(rankings)  # the graph parts' own ranking decides
+            fused = self._fuse(rankings, self._weights(False))  # the graph parts decide
             if matched := self._passage_match(fused[:k], trace):
                 hybrid = self._part("hybrid")._retrieve(query, trace, k)
                 rankings["hybrid"] = [(s.chunk_id, s.score) for s in hybrid]
@@ -174,12 +174,12 @@ class DefaultRetriever(Retriever):
         return weights
 
     def _fuse(
-        self, rankings: dict[str, list[tuple[str, float]]], weights: dict[str, float] | None = None
+        self, rankings: dict[str, list[tuple[str, float]]], weights: dict[str, float]
     ) -> list[ScoredChunk]:
         return rrf(
             {name: ranking[:FUSION_DEPTH] for name, ranking in rankings.items()},
             self.cfg.fusion.rrf_k,
-            self.cfg.default_weights if weights is None else weights,
+            weights,
         )
 
     def _passage_match(self, top: list[ScoredChunk], trace: Trace) -> bool:
