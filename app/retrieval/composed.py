@@ -23,7 +23,7 @@ from app.engine import doc_id_of
 from app.retrieval.base import Query, RetrievalResult, Retriever, ScoredChunk, Trace
 from app.retrieval.baselines import HybridRetriever
 from app.retrieval.bridge import BridgeRetriever
-from app.retrieval.fusion import rrf, spread_documents
+from app.retrieval.fusion import order_within_documents, rrf, spread_documents
 from app.retrieval.literag import LiteragRetriever
 from app.retrieval.selection import budgeted
 from app.retrieval.spectrag import SpectragRetriever
@@ -133,6 +133,8 @@ class DefaultRetriever(Retriever):
             "fusion", method="rrf", k=self.cfg.fusion.rrf_k, parts=list(rankings), weights=weights
         ):
             fused = fused if fused is not None else self._fuse(rankings, weights)
+        if matched and self.cfg.passage_match_within_page:
+            fused = order_within_documents(fused, rankings["hybrid"], doc_id_of)
         if matched and self.cfg.passage_match_page_share < 1:
             per_page = math.ceil(self.cfg.passage_match_page_share * k)
             fused = spread_documents(fused, k, per_page, doc_id_of)

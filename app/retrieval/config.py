@@ -163,6 +163,13 @@ class RetrievalConfig(BaseModel):
             "corpora); the Wikipedia-shaped sets never take passage match"
         ),
     )
+    passage_match_within_page: bool = Field(
+        True,
+        description=(
+            "when passage match joins, the fusion still orders the pages, but each page's "
+            "chunks come in hybrid's order (the passage matcher picks the passage)"
+        ),
+    )
     passage_match_page_share: float = Field(
         0.5,
         gt=0,

@@ -49,6 +49,24 @@ def spread_documents(
     return head + held
 
 
+def order_within_documents(
+    ranking: Sequence[ScoredChunk], order: Ranking, document_of: Callable[[str], str]
+) -> list[ScoredChunk]:
+    """The ranking with each document's chunks re-dealt into that document's own slots in
+    `order`'s order (chunks `order` leaves out keep their relative order after those it
+    ranks). Which document holds each position is unchanged, so page order and page recall
+    are too: one ranking decides the pages, another which of a page's passages come first."""
+    position = {chunk_id: i for i, (chunk_id, _) in enumerate(order)}
+    by_document: dict[str, list[ScoredChunk]] = {}
+    for item in ranking:
+        by_document.setdefault(document_of(item.chunk_id), []).append(item)
+    queues = {
+        doc: iter(sorted(items, key=lambda s: position.get(s.chunk_id, len(position))))
+        for doc, items in by_document.items()
+    }
+    return [next(queues[document_of(item.chunk_id)]) for item in ranking]
+
+
 def minmax(ranking: Ranking) -> dict[str, float]:
     if not ranking:
         return {}

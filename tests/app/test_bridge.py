@@ -355,6 +355,19 @@ def test_long_pages_get_the_passage_match(tmp_path: Path) -> None:
         assert _most_chunks_of_one_document(whole, k) > limit
         assert _most_chunks_of_one_document(result, k) == limit
         assert result.doc_ranking() == whole.doc_ranking()
+        # The pages' order is the fusion's; within the first page, hybrid picks the passage.
+        hybrid = [s.chunk_id for s in e.retriever("hybrid").retrieve(question).ranking]
+        first_page = doc_id_of(result.ranking[0].chunk_id)
+        assert result.ranking[0].chunk_id == next(c for c in hybrid if doc_id_of(c) == first_page)
+        fused_only = Engine(
+            with_overrides(settings, {"retrieval.passage_match_within_page": False}),
+            store=e.store,
+        ).retriever("default")
+        by_fusion = fused_only.retrieve(question)
+        assert by_fusion.doc_ranking() == result.doc_ranking()
+        assert [c.chunk_id for c in by_fusion.ranking[:k]] != [
+            c.chunk_id for c in result.ranking[:k]
+        ]  # it acted here
         result = default.retrieve("Which film did Clara Bow star in near Port Veldt?")
         assert _fusion(result).details["parts"] == list(settings.retrieval.default_parts)
     finally:

@@ -19,7 +19,7 @@ from app.llm import chat_model
 from app.overrides import with_overrides
 from app.retrieval import mode_names
 from app.retrieval.base import BadQuestion, ScoredChunk
-from app.retrieval.fusion import rrf, spread_documents, weighted
+from app.retrieval.fusion import order_within_documents, rrf, spread_documents, weighted
 from app.retrieval.langchain import NeoragRetriever
 from app.services import index_dir, store_path
 from app.settings import Settings
@@ -69,6 +69,19 @@ def test_spread_documents_by_hand() -> None:
     assert sorted(s.chunk_id for s in spread) == sorted(ids)
     unlimited = spread_documents(ranking, 4, 4, lambda c: c.split("#")[0])
     assert [s.chunk_id for s in unlimited] == ids
+
+
+def test_order_within_documents_by_hand() -> None:
+    """Each position keeps its document; a document's chunks fill its positions in the
+    second ranking's order, the chunks that ranking leaves out after the ones it ranks."""
+    ids = ["a#0", "b#0", "a#1", "a#2", "c#0", "b#1"]
+    ranking = [ScoredChunk(c, 1.0 - i / 10) for i, c in enumerate(ids)]
+    order = [("b#1", 9.0), ("a#2", 8.0), ("x#0", 7.0), ("a#0", 6.0)]
+    doc = lambda c: c.split("#")[0]  # noqa: E731
+    ordered = order_within_documents(ranking, order, doc)
+    assert [s.chunk_id for s in ordered] == ["a#2", "b#1", "a#0", "a#1", "c#0", "b#0"]
+    assert [doc(s.chunk_id) for s in ordered] == [doc(c) for c in ids]
+    assert order_within_documents(ranking, [], doc) == ranking
 
 
 def test_default_parts_side_by_side_equal_one_after_the_other(
