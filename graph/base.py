@@ -172,6 +172,11 @@ class GraphStore(ABC):
     def status(self) -> StoreStatus: ...
 
     @abstractmethod
+    def chunk_count(self) -> int:
+        """The collection's number of chunks: one index lookup, where `status` counts every
+        relationship too (seconds on a large collection, so not on an ingest's path)."""
+
+    @abstractmethod
     def graph_version(self) -> int: ...
 
     @abstractmethod

@@ -61,7 +61,7 @@ def refresh_analytics(
     version = store.graph_version()
     if not full and added is None and state is not None and state.version == version:
         return AnalyticsRun("current", AnalyticsReport())
-    chunks = store.status().chunks
+    chunks = store.chunk_count()
     stale = None if state is None or added is None else state.stale_chunks + len(added) + removed
     if (
         full

@@ -454,6 +454,9 @@ class EmbeddedStore(GraphStore):
             graph_version=self.graph_version(),
         )
 
+    def chunk_count(self) -> int:
+        return int(self._rows("SELECT COUNT(*) FROM chunks")[0][0])
+
     def _chunk_rows(self, ids: Sequence[str]) -> dict[str, tuple]:
         found: dict[str, tuple] = {}
         ids = list(ids)

@@ -528,6 +528,9 @@ class Neo4jStore(GraphStore):
             graph_version=self.graph_version(),
         )
 
+    def chunk_count(self) -> int:
+        return int(self.read("chunk_count")[0]["chunks"])
+
     def get_chunks(self, ids: Sequence[str]) -> list[ChunkView]:
         rows = {r["id"]: r for r in self.read("get_chunks", ids=list(dict.fromkeys(ids)))}
         return [

@@ -35,16 +35,31 @@ def idf(df: int, n: int) -> float:
 
 
 def space(corpus: EdgeCorpus, cfg: EdgeConfig) -> VectorSpace:
+    """Each row's weights are (1 + ln count) · idf, in its terms' sorted order. Computed
+    once per distinct count and per distinct df (Python's `math.log`, then one float
+    multiplication per entry, as a per-entry loop would), so the rows are bit-identical
+    whichever way they are built; only the per-term work runs in numpy."""
     ids = sorted(corpus.terms)
-    n, df = len(ids), corpus.term_df
-    by_df = {d: idf(d, n) for d in set(df.values())}
-    weight = {t: by_df[d] for t, d in df.items()}
-    rows = []
-    for cid in ids:
-        counts = corpus.terms[cid]
-        terms = sorted(counts)
-        rows.append((terms, np.array([(1.0 + math.log(counts[t])) * weight[t] for t in terms])))
-    return sparse_space(ids, rows, cfg.utility_min_similarity)
+    df = corpus.term_df
+    vocab = {t: i for i, t in enumerate(sorted(df))}
+    by_df = {d: idf(d, len(ids)) for d in set(df.values())}
+    term_weight = np.array([by_df[df[t]] for t in vocab])
+    terms: list[str] = []
+    counts: list[int] = []
+    lengths = np.zeros(len(ids), dtype=np.int64)
+    for i, cid in enumerate(ids):
+        row = corpus.terms[cid]
+        ordered = sorted(row)
+        terms.extend(ordered)
+        counts.extend(map(row.__getitem__, ordered))
+        lengths[i] = len(ordered)
+    columns = np.fromiter(map(vocab.__getitem__, terms), np.int64, len(terms))
+    count_array = np.asarray(counts, dtype=np.int64)
+    tf = np.zeros(int(count_array.max()) + 1 if len(count_array) else 1)
+    for c in np.unique(count_array):
+        tf[c] = 1.0 + math.log(int(c))
+    weights = tf[count_array] * term_weight[columns]
+    return sparse_space(ids, lengths, columns, weights, cfg.utility_min_similarity)
 
 
 def build(corpus: EdgeCorpus, cfg: EdgeConfig) -> KindEdges:

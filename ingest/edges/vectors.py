@@ -223,22 +223,23 @@ def dense_space(
 
 
 def sparse_space(
-    ids: Sequence[str], rows: Sequence[tuple[list[str], np.ndarray]], floor: float
+    ids: Sequence[str],
+    lengths: np.ndarray,
+    columns: np.ndarray,
+    weights: np.ndarray,
+    floor: float,
 ) -> VectorSpace:
-    """Rows given as (terms in sorted order, their weights); scaled to unit length here. A
-    row's weights are laid out left-aligned in a zero-padded matrix, so `row_norms` sums
-    each row in the same order as it would alone."""
-    lengths = np.fromiter((len(terms) for terms, _ in rows), np.int64, len(rows))
-    width = int(lengths.max()) if len(rows) else 0
-    padded = np.zeros((len(rows), max(width, 1)))
-    for i, (_, weights) in enumerate(rows):
-        padded[i, : len(weights)] = weights
+    """Rows given flat: row i is the next `lengths[i]` entries of `columns` (term numbers,
+    in the row's sorted-term order) and `weights`; scaled to unit length here. A row's
+    weights are laid out left-aligned in a zero-padded matrix, so `row_norms` sums each row
+    in the same order as it would alone."""
+    width = int(lengths.max()) if len(lengths) else 0
+    padded = np.zeros((len(ids), max(width, 1)))
     filled = np.arange(padded.shape[1])[None, :] < lengths[:, None]
-    values = unit_quantised(padded)[filled]  # row-major: the rows' terms in order
-    terms = [t for row_terms, _ in rows for t in row_terms]
-    vocab = {t: i for i, t in enumerate(dict.fromkeys(terms))}
-    cols = np.fromiter((vocab[t] for t in terms), np.int64, len(terms))
+    padded[filled] = weights  # row-major: each row's entries in order
+    values = unit_quantised(padded)[filled]
     indptr = np.concatenate([[0], np.cumsum(lengths)])
-    matrix = sparse.csr_matrix((values, cols, indptr), shape=(len(ids), max(len(vocab), 1)))
+    vocab = int(columns.max()) + 1 if len(columns) else 1
+    matrix = sparse.csr_matrix((values, columns, indptr), shape=(len(ids), vocab))
     matrix.eliminate_zeros()
     return VectorSpace(ids, matrix, floor)

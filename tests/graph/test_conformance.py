@@ -72,6 +72,7 @@ CORPUS = {
 def test_empty_store_counts_zero(store) -> None:
     st = store.status()
     assert (st.documents, st.chunks, st.tokens, st.communities) == (0, 0, 0, 0)
+    assert store.chunk_count() == 0
     assert all(n == 0 for n in st.edges.values())
     assert store.documents() == {}
     assert store.get_chunks(["nope"]) == []
@@ -96,6 +97,7 @@ def test_write_and_read_back(store) -> None:
     assert got[0].source == "/src/b.txt"
     st = store.status()
     assert (st.documents, st.chunks, st.tokens) == (2, 3, 4)
+    assert store.chunk_count() == 3
     assert st.edges["CO_OCCURS"] == 3 and st.edges["MENTIONS"] == 3
     vecs = store.chunk_vectors("embedding", ["a#1"])
     assert np.allclose(vecs["a#1"], [0, 1, 0, 0])
