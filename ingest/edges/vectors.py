@@ -239,7 +239,7 @@ def sparse_space(
     padded[filled] = weights  # row-major: each row's entries in order
     values = unit_quantised(padded)[filled]
     indptr = np.concatenate([[0], np.cumsum(lengths)])
-    vocab = int(columns.max()) + 1 if len(columns) else 1
-    matrix = sparse.csr_matrix((values, columns, indptr), shape=(len(ids), vocab))
+    n_columns = int(columns.max()) + 1 if len(columns) else 1
+    matrix = sparse.csr_matrix((values, columns, indptr), shape=(len(ids), n_columns))
     matrix.eliminate_zeros()
     return VectorSpace(ids, matrix, floor)
