@@ -57,6 +57,7 @@ class IngestReport:
     graph_version: int = 0
     derived_rebuilt: bool = False
     edge_refresh: str = ""  # "full", "update" or "current" (ingest/edges/maintain.py)
+    edge_source: str = ""  # where the unchanged chunks were read: "store" or "workspace"
     analytics_refresh: str = ""  # "full", "patch" or "current" (ingest/analytics_refresh.py)
     indexes: str = ""  # how the search files were refreshed: unchanged, delta, compacted, full
     started_at: float = 0.0

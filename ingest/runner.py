@@ -40,6 +40,8 @@ from ingest.config import IngestConfig
 from ingest.edges import EDGE_BUILDER_VERSION
 from ingest.edges.journal import JournalWriter
 from ingest.edges.maintain import pending, refresh_chunk_edges
+from ingest.edges.workspace import FILE_NAME as WORKSPACE_FILE
+from ingest.edges.workspace import EdgeWorkspace
 from ingest.embed import embedding_text, model_identity
 from ingest.identity import document_id
 from ingest.indexes import SearchIndexes, refresh_indexes
@@ -446,9 +448,12 @@ def refresh_derived(
     if force or edges_pending or derived_for != fingerprint:
         with timed(report, "edges", time.perf_counter):
             progress.start("chunk edges", None)
-            edges = refresh_chunk_edges(store, cfg.edges, analyzer, force=force)
+            workspace = EdgeWorkspace(index_dir / WORKSPACE_FILE)
+            edges = refresh_chunk_edges(
+                store, cfg.edges, analyzer, force=force, workspace=workspace
+            )
             progress.finish("chunk edges")
-        report.edge_refresh = edges.mode
+        report.edge_refresh, report.edge_source = edges.mode, edges.source
         for stage, seconds in edges.seconds.items():
             report.add_time(f"edges.{stage}", seconds)
         progress.start("analytics", None)

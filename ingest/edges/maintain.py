@@ -11,7 +11,9 @@ transaction.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from graph.base import GraphStore
 from graph.types import ChunkEdge, ChunkEdgeChange
@@ -30,12 +32,14 @@ from ingest.edges.journal import (
 from ingest.edges.model import KindChange
 from ingest.edges.stored import ChunkState, StoredEdges, StoredStates, encode_state
 from ingest.edges.topk import StateMissing
+from ingest.edges.workspace import EdgeWorkspace
 from ingest.tokens import Analyzer
 
 
 @dataclass(slots=True)
 class EdgeRefresh:
-    """What the edge stage did: `mode` is "full", "update" or "current" (nothing to do)."""
+    """What the edge stage did: `mode` is "full", "update" or "current" (nothing to do);
+    `source` where the unchanged chunks were read: "store" or "workspace"."""
 
     mode: str
     reason: str = ""
@@ -43,6 +47,7 @@ class EdgeRefresh:
     removed: list[str] = field(default_factory=list)
     written: int = 0
     deleted: int = 0
+    source: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
 
 
@@ -52,35 +57,78 @@ def pending(store: GraphStore) -> bool:
 
 
 def refresh_chunk_edges(
-    store: GraphStore, cfg: EdgeConfig, analyzer: Analyzer, *, force: bool = False
+    store: GraphStore,
+    cfg: EdgeConfig,
+    analyzer: Analyzer,
+    *,
+    force: bool = False,
+    workspace: EdgeWorkspace | None = None,
 ) -> EdgeRefresh:
+    """`workspace`: the local copy of the edge corpus; with it an update reads only the
+    changed documents' chunks from the store (`EdgeRefresh.source` says which was read)."""
     t0 = time.perf_counter()
     state, journal = EdgeState.load(store), EdgeJournal.load(store)
     docs = store.documents()
     reason = _why_full(state, journal, docs, cfg, analyzer, force)
     if reason is None and journal.empty:
         return EdgeRefresh("current")
-    chunks = store.corpus()
+    cached = None
+    if reason is None and workspace is not None:
+        cached = workspace.unchanged(store.get_meta(STATE_KEY), journal.docs)
+    if cached is not None:
+        chunks = cached.chunks + store.document_chunks(sorted(journal.docs))
+        known, source = cached.terms, "workspace"
+    else:
+        chunks, known, source = store.corpus(), {}, "store"
     seconds = {"read": round(time.perf_counter() - t0, 3)}
     if reason is None:
         assert state is not None
         states = StoredStates(store)
-        states.load(c.id for c in chunks)
-        known = {
-            c.id: terms
-            for c in chunks
-            if c.doc_id not in journal.docs and (terms := states.state(c.id).terms) is not None
-        }
+        if cached is None:
+            states.load(c.id for c in chunks)
+            known = {
+                c.id: terms
+                for c in chunks
+                if c.doc_id not in journal.docs and (terms := states.state(c.id).terms) is not None
+            }
         change = CorpusChange(
             EdgeCorpus(chunks, analyzer, known), set(journal.docs), journal.removed
         )
         reason = _why_not_local(change, state)
         if reason is None:
             try:
-                return _update(store, change, cfg, analyzer, docs, states, seconds)
+                done = _update(store, change, cfg, analyzer, docs, states, seconds)
             except StateMissing as exc:
                 reason = str(exc)
-    return _full(store, EdgeCorpus(chunks, analyzer), cfg, analyzer, docs, reason, seconds)
+            else:
+                if workspace is not None:
+                    # A copy that was not read is of an older build: rewritten whole.
+                    keep = (
+                        partial(workspace.update, change.corpus, journal.docs)
+                        if cached is not None
+                        else partial(workspace.replace, change.corpus)
+                    )
+                    _save_workspace(store, keep, seconds)
+                done.source = source
+                return done
+    corpus = EdgeCorpus(chunks, analyzer)
+    done = _full(store, corpus, cfg, analyzer, docs, reason, seconds)
+    if workspace is not None:
+        _save_workspace(store, partial(workspace.replace, corpus), seconds)
+    done.source = source
+    return done
+
+
+def _save_workspace(
+    store: GraphStore, save: Callable[[str], None], seconds: dict[str, float]
+) -> None:
+    """Stamp the copy with the edge state the store now holds (what the next refresh
+    compares)."""
+    t0 = time.perf_counter()
+    stamp = store.get_meta(STATE_KEY)
+    if stamp:
+        save(stamp)
+    seconds["workspace"] = round(time.perf_counter() - t0, 3)
 
 
 def _why_full(
