@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
+import numpy as np
+
 from graph.types import ChunkEdge, ChunkRecord
 from ingest.tokens import Analyzer
 
@@ -31,16 +33,20 @@ def question_terms(questions: Sequence[str], analyzer: Analyzer) -> Counter[str]
 
 class EdgeCorpus:
     """`known_terms`: question-term counts already computed for some chunks (kept in the
-    store's edge state), so only the others' questions are tokenised."""
+    store's edge state), so only the others' questions are tokenised. `known_units`: the
+    quantised unit rows of some chunks' embeddings (`vectors.unit_quantised`, kept by the
+    edge workspace), so only the others are quantised."""
 
     def __init__(
         self,
         chunks: Iterable[ChunkRecord],
         analyzer: Analyzer,
         known_terms: dict[str, dict[str, int]] | None = None,
+        known_units: dict[str, np.ndarray] | None = None,
     ) -> None:
         self.analyzer = analyzer
         self._known_terms = known_terms or {}
+        self.known_units = known_units or {}
         # Python's order, not the backend's: both stores must feed the builders alike.
         self.chunks = sorted(chunks, key=lambda c: (c.doc_id, c.ordinal))
         self.by_id = {c.id: c for c in self.chunks}

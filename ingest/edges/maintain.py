@@ -77,9 +77,9 @@ def refresh_chunk_edges(
         cached = workspace.unchanged(store.get_meta(STATE_KEY), journal.docs)
     if cached is not None:
         chunks = cached.chunks + store.document_chunks(sorted(journal.docs))
-        known, source = cached.terms, "workspace"
+        known, units, source = cached.terms, cached.units, "workspace"
     else:
-        chunks, known, source = store.corpus(), {}, "store"
+        chunks, known, units, source = store.corpus(), {}, {}, "store"
     seconds = {"read": round(time.perf_counter() - t0, 3)}
     if reason is None:
         assert state is not None
@@ -92,7 +92,7 @@ def refresh_chunk_edges(
                 if c.doc_id not in journal.docs and (terms := states.state(c.id).terms) is not None
             }
         change = CorpusChange(
-            EdgeCorpus(chunks, analyzer, known), set(journal.docs), journal.removed
+            EdgeCorpus(chunks, analyzer, known, units), set(journal.docs), journal.removed
         )
         reason = _why_not_local(change, state)
         if reason is None:
@@ -111,7 +111,7 @@ def refresh_chunk_edges(
                     _save_workspace(store, keep, seconds)
                 done.source = source
                 return done
-    corpus = EdgeCorpus(chunks, analyzer)
+    corpus = EdgeCorpus(chunks, analyzer, known_units=units)
     done = _full(store, corpus, cfg, analyzer, docs, reason, seconds)
     if workspace is not None:
         _save_workspace(store, partial(workspace.replace, corpus), seconds)

@@ -30,7 +30,11 @@ def space(corpus: EdgeCorpus, cfg: EdgeConfig) -> VectorSpace:
         cfg.semantic_approximate_above, cfg.semantic_ivf_nprobe, cfg.semantic_ivf_depth
     )
     return dense_space(
-        [c.id for c in have], [c.embedding for c in have], cfg.semantic_min_cosine, approximate
+        [c.id for c in have],
+        [c.embedding for c in have],
+        cfg.semantic_min_cosine,
+        approximate,
+        known=corpus.known_units,
     )
 
 

@@ -24,7 +24,7 @@ so it equals a fresh build up to the build's recall; below the threshold both ar
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -213,13 +213,27 @@ class VectorSpace:
 
 def dense_space(
     ids: Sequence[str],
-    vectors: Sequence[np.ndarray],
+    vectors: Sequence[np.ndarray | None],
     floor: float,
     approximate: Approximate | None = None,
+    known: Mapping[str, np.ndarray] | None = None,
 ) -> VectorSpace:
+    """`known`: quantised rows already computed for some ids (their vector may be None):
+    quantisation is a pure function of one vector, so reusing them changes no score."""
     if not ids:
         return VectorSpace([], np.zeros((0, 0)), floor)
-    return VectorSpace(ids, unit_quantised(np.stack(vectors)), floor, approximate)
+    known = known or {}
+    fresh = [i for i, c in enumerate(ids) if c not in known]
+    if not known:
+        return VectorSpace(ids, unit_quantised(np.stack(vectors)), floor, approximate)
+    width = len(next(iter(known.values())))
+    rows = np.empty((len(ids), width))
+    for i, c in enumerate(ids):
+        if c in known:
+            rows[i] = known[c]
+    if fresh:
+        rows[fresh] = unit_quantised(np.stack([vectors[i] for i in fresh]))
+    return VectorSpace(ids, rows, floor, approximate)
 
 
 def sparse_space(

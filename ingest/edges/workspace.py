@@ -6,8 +6,10 @@ questions, embedding) and every chunk's edge state: on Neo4j that read grows wit
 and dominates a one-document change (the server reads each chunk's float array).
 
 The copy is one SQLite file beside the search indexes (`indexes/edge-corpus.sqlite`): a row
-per chunk (its facts as the store returned them, its embedding's bytes, its question-term
-counts) and the `EdgeState` text of the build it belongs to. An update uses it only when that
+per chunk (its facts as the store returned them, its embedding's quantised unit row as
+SEMANTIC scores it, its question-term counts) and the `EdgeState` text of the build it
+belongs to. Keeping the quantised row rather than the raw embedding also spares an update
+quantising the whole corpus again. An update uses it only when that
 text equals the store's current one; the store's state moves in the same transaction as the
 edges, so a copy left behind by a crash, a copy of another store, or a damaged file is never
 used: the update reads the store as before, and the copy is rewritten after the refresh. The
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 from collections.abc import Iterable
 from contextlib import closing
@@ -28,26 +31,30 @@ import numpy as np
 
 from graph.types import ChunkRecord, EntityMention
 from ingest.edges.corpus import EdgeCorpus
+from ingest.edges.vectors import SCALE, unit_quantised
 
 log = logging.getLogger(__name__)
 
 FILE_NAME = "edge-corpus.sqlite"
-_FORMAT = "1"
+_FORMAT = "2"
 _SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS chunks (id TEXT PRIMARY KEY, doc_id TEXT NOT NULL, "
-    "facts TEXT NOT NULL, dtype TEXT, embedding BLOB, terms TEXT)",
-    "CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id)",
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE chunks (id TEXT PRIMARY KEY, doc_id TEXT NOT NULL, "
+    "facts TEXT NOT NULL, unit BLOB, terms TEXT)",
+    "CREATE INDEX chunks_doc ON chunks (doc_id)",
 )
 
 
 @dataclass(slots=True)
 class CachedCorpus:
-    """The chunks outside the changed documents, and the question-term counts of those that
-    have questions."""
+    """The chunks outside the changed documents, the question-term counts of those that have
+    questions and the quantised unit rows of those that have an embedding. A cached chunk's
+    `embedding` is the unit vector its row stands for, not the stored vector: the edge
+    builders read only its row."""
 
     chunks: list[ChunkRecord]
     terms: dict[str, dict[str, int]]
+    units: dict[str, np.ndarray]
 
 
 class EdgeWorkspace:
@@ -65,71 +72,84 @@ class EdgeWorkspace:
                 meta = dict(db.execute("SELECT key, value FROM meta"))
                 if meta.get("format") != _FORMAT or meta.get("state") != stamp:
                     return None
-                chunks: list[ChunkRecord] = []
-                terms: dict[str, dict[str, int]] = {}
-                rows = db.execute("SELECT id, doc_id, facts, dtype, embedding, terms FROM chunks")
-                for cid, doc_id, facts, dtype, blob, counts in rows:
+                cached = CachedCorpus([], {}, {})
+                rows = db.execute("SELECT id, doc_id, facts, unit, terms FROM chunks")
+                for cid, doc_id, facts, blob, counts in rows:
                     if doc_id in changed:
                         continue
-                    chunks.append(_record(cid, doc_id, json.loads(facts), dtype, blob))
+                    unit = None if blob is None else np.frombuffer(blob, dtype=np.int32)
+                    cached.chunks.append(_record(cid, doc_id, json.loads(facts), unit))
+                    if unit is not None:
+                        cached.units[cid] = unit
                     if counts is not None:
-                        terms[cid] = json.loads(counts)
+                        cached.terms[cid] = json.loads(counts)
         except (sqlite3.Error, ValueError, TypeError, KeyError) as exc:
             log.warning(
                 "edge workspace %s unreadable (%s); reading the store instead", self.path, exc
             )
             return None
-        return CachedCorpus(chunks, terms)
+        return cached
 
     def replace(self, corpus: EdgeCorpus, stamp: str) -> None:
-        """Make the copy the whole `corpus`, of the build `stamp` describes."""
-        self._write(corpus, corpus.chunks, stamp, drop_all=True)
-
-    def update(self, corpus: EdgeCorpus, changed_docs: Iterable[str], stamp: str) -> None:
-        """Replace the rows of `changed_docs` with their chunks in `corpus`."""
-        docs = sorted(set(changed_docs))
-        self._write(corpus, corpus.chunks_of(docs), stamp, drop_docs=docs)
-
-    def _write(
-        self,
-        corpus: EdgeCorpus,
-        chunks: list[ChunkRecord],
-        stamp: str,
-        *,
-        drop_all: bool = False,
-        drop_docs: list[str] | None = None,
-    ) -> None:
-        """One SQLite transaction: a crash leaves the old copy with its old stamp. A failure
-        only costs the next update a full read, so it is logged, not raised."""
+        """Make the copy the whole `corpus`, of the build `stamp` describes: a new file,
+        renamed into place."""
+        tmp = self.path.with_name(f".{self.path.name}.tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with closing(sqlite3.connect(self.path)) as db, db:
+            tmp.unlink(missing_ok=True)
+            with closing(sqlite3.connect(tmp)) as db, db:
                 for statement in _SCHEMA:
                     db.execute(statement)
-                if drop_all:
-                    db.execute("DELETE FROM chunks")
-                for start in range(0, len(drop_docs or ()), 500):
-                    part = (drop_docs or [])[start : start + 500]
+                self._insert(db, corpus, corpus.chunks, stamp)
+            os.replace(tmp, self.path)
+        except (sqlite3.Error, OSError) as exc:
+            self._failed(exc)
+            tmp.unlink(missing_ok=True)
+
+    def update(self, corpus: EdgeCorpus, changed_docs: Iterable[str], stamp: str) -> None:
+        """Replace the rows of `changed_docs` with their chunks in `corpus`, in one SQLite
+        transaction: a crash leaves the old copy with its old stamp."""
+        docs = sorted(set(changed_docs))
+        try:
+            with closing(sqlite3.connect(self.path)) as db, db:
+                for start in range(0, len(docs), 500):
+                    part = docs[start : start + 500]
                     marks = ",".join("?" * len(part))
                     db.execute(f"DELETE FROM chunks WHERE doc_id IN ({marks})", part)
-                db.executemany(
-                    "INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?)",
-                    (_row(c, corpus.terms.get(c.id)) for c in chunks),
-                )
-                db.executemany(
-                    "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                    [("format", _FORMAT), ("state", stamp)],
-                )
+                self._insert(db, corpus, corpus.chunks_of(docs), stamp)
         except (sqlite3.Error, OSError) as exc:
-            log.warning(
-                "edge workspace %s not written (%s); the next update reads the store",
-                self.path,
-                exc,
-            )
-            self.path.unlink(missing_ok=True)
+            self._failed(exc)
+
+    @staticmethod
+    def _insert(
+        db: sqlite3.Connection, corpus: EdgeCorpus, chunks: list[ChunkRecord], stamp: str
+    ) -> None:
+        units = _units(corpus, chunks)
+        db.executemany(
+            "INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?)",
+            (_row(c, units.get(c.id), corpus.terms.get(c.id)) for c in chunks),
+        )
+        db.executemany(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)", [("format", _FORMAT), ("state", stamp)]
+        )
+
+    def _failed(self, exc: Exception) -> None:
+        """A copy that could not be written only costs the next update a full read."""
+        log.warning("edge workspace %s not written (%s)", self.path, exc)
+        self.path.unlink(missing_ok=True)
 
 
-def _row(c: ChunkRecord, terms: dict[str, int] | None) -> tuple:
+def _units(corpus: EdgeCorpus, chunks: list[ChunkRecord]) -> dict[str, np.ndarray]:
+    """The quantised unit rows of `chunks`, reusing those the corpus already knows."""
+    out = {c.id: corpus.known_units[c.id] for c in chunks if c.id in corpus.known_units}
+    fresh = [c for c in chunks if c.id not in out and c.embedding is not None]
+    if fresh:
+        rows = unit_quantised(np.stack([c.embedding for c in fresh])).astype(np.int32)
+        out.update({c.id: row for c, row in zip(fresh, rows, strict=True)})
+    return out
+
+
+def _row(c: ChunkRecord, unit: np.ndarray | None, terms: dict[str, int] | None) -> tuple:
     facts = [
         c.ordinal,
         c.title,
@@ -140,20 +160,16 @@ def _row(c: ChunkRecord, terms: dict[str, int] | None) -> tuple:
         list(c.questions),
         [[e.name, e.label, e.count] for e in c.entities],
     ]
-    emb = c.embedding
     return (
         c.id,
         c.doc_id,
         json.dumps(facts, separators=(",", ":")),
-        None if emb is None else emb.dtype.str,
-        None if emb is None else np.ascontiguousarray(emb).tobytes(),
+        None if unit is None else np.ascontiguousarray(unit, dtype=np.int32).tobytes(),
         None if terms is None else json.dumps(dict(sorted(terms.items())), separators=(",", ":")),
     )
 
 
-def _record(
-    cid: str, doc_id: str, facts: list, dtype: str | None, blob: bytes | None
-) -> ChunkRecord:
+def _record(cid: str, doc_id: str, facts: list, unit: np.ndarray | None) -> ChunkRecord:
     ordinal, title, text, section_path, n_tokens, links, questions, entities = facts
     return ChunkRecord(
         id=cid,
@@ -163,7 +179,7 @@ def _record(
         text=text,
         section_path=tuple(section_path),
         n_tokens=int(n_tokens),
-        embedding=None if blob is None else np.frombuffer(blob, dtype=np.dtype(dtype)),
+        embedding=None if unit is None else (unit / SCALE).astype(np.float32),
         entities=tuple(EntityMention(n, lb, int(k)) for n, lb, k in entities),
         links=tuple(links),
         questions=tuple(questions),

@@ -11,6 +11,7 @@ import numpy as np
 
 from ingest.edges.corpus import EdgeCorpus
 from ingest.edges.maintain import refresh_chunk_edges
+from ingest.edges.vectors import dense_space, unit_quantised
 from ingest.edges.workspace import FILE_NAME, EdgeWorkspace
 from tests.ingest.edge_corpora import ANALYZER, CFG, RandomCorpus, random_edit, write
 from tests.ingest.test_edge_updates import assert_equals_fresh_build
@@ -78,11 +79,26 @@ def test_the_copy_round_trips_every_fact_the_builders_read(embedded_store, tmp_p
         for name in ("doc_id", "ordinal", "title", "text", "section_path", "n_tokens"):
             assert getattr(got, name) == getattr(c, name), name
         assert (got.entities, got.links, got.questions) == (c.entities, c.links, c.questions)
-        assert (got.embedding is None) == (c.embedding is None)
+        assert (got.embedding is None) == (c.embedding is None) == (c.id not in cached.units)
         if c.embedding is not None:
-            assert got.embedding.dtype == c.embedding.dtype
-            assert np.array_equal(got.embedding, c.embedding)
+            assert np.array_equal(cached.units[c.id], unit_quantised(c.embedding[None])[0])
     assert cached.terms == {
         cid: dict(t) for cid, t in edge_corpus.terms.items() if cid in {c.id for c in want}
     }
     assert any(c.questions for c in want) and any(c.entities for c in want)
+
+
+def test_known_quantised_rows_give_the_same_space() -> None:
+    rng = np.random.default_rng(5)
+    ids = [f"c{i:03d}" for i in range(50)]
+    vectors = list(rng.normal(size=(50, 16)).astype(np.float32))
+    plain = dense_space(ids, vectors, 0.1)
+    known = {
+        c: unit_quantised(v[None])[0].astype(np.int32) for c, v in zip(ids, vectors, strict=True)
+    }
+    some = {c: row for c, row in known.items() if c < "c030"}
+    mixed = dense_space(
+        ids, [None if c in some else v for c, v in zip(ids, vectors, strict=True)], 0.1, known=some
+    )
+    assert np.array_equal(plain.rows, mixed.rows)
+    assert list(plain.tops(5)) == list(mixed.tops(5))
