@@ -95,11 +95,13 @@ class VectorSpace:
         order = sorted(range(len(ids)), key=lambda i: ids[i])
         self.ids = [ids[i] for i in order]
         self.index = {c: i for i, c in enumerate(self.ids)}
-        self.rows = rows[order] if len(order) else rows
+        in_order = all(i == j for i, j in enumerate(order))
+        self.rows = rows if in_order or not len(order) else rows[order]
         self.floor = floor
         self.dense = not sparse.issparse(self.rows)
         if self.dense:
-            self.approx = (self.rows / SCALE).astype(np.float32)  # exact: |q| <= 2^24
+            # Exact: |q| <= 2^24 fits a float32 significand, and 2^-24 only moves the exponent.
+            self.approx = self.rows.astype(np.float32) * np.float32(1.0 / SCALE)
             self.slack = 4.0 * max(self.rows.shape[1], 1) * 2.0**-24 + 1e-6
         self.approximate = (
             approximate
@@ -223,14 +225,12 @@ def dense_space(
     if not ids:
         return VectorSpace([], np.zeros((0, 0)), floor)
     known = known or {}
-    fresh = [i for i, c in enumerate(ids) if c not in known]
-    if not known:
+    reused = [i for i, c in enumerate(ids) if c in known]
+    if not reused:
         return VectorSpace(ids, unit_quantised(np.stack(vectors)), floor, approximate)
-    width = len(next(iter(known.values())))
-    rows = np.empty((len(ids), width))
-    for i, c in enumerate(ids):
-        if c in known:
-            rows[i] = known[c]
+    rows = np.empty((len(ids), len(known[ids[reused[0]]])))
+    rows[reused] = np.stack([known[ids[i]] for i in reused])
+    fresh = [i for i, c in enumerate(ids) if c not in known]
     if fresh:
         rows[fresh] = unit_quantised(np.stack([vectors[i] for i in fresh]))
     return VectorSpace(ids, rows, floor, approximate)

@@ -36,11 +36,11 @@ from ingest.edges.vectors import SCALE, unit_quantised
 log = logging.getLogger(__name__)
 
 FILE_NAME = "edge-corpus.sqlite"
-_FORMAT = "2"
+_FORMAT = "3"
 _SCHEMA = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE chunks (id TEXT PRIMARY KEY, doc_id TEXT NOT NULL, "
-    "facts TEXT NOT NULL, unit BLOB, terms TEXT)",
+    "CREATE TABLE chunks (id TEXT PRIMARY KEY, doc_id TEXT NOT NULL, ordinal INTEGER NOT NULL, "
+    "title TEXT NOT NULL, text TEXT NOT NULL, facts TEXT NOT NULL, unit BLOB, terms TEXT)",
     "CREATE INDEX chunks_doc ON chunks (doc_id)",
 )
 
@@ -73,12 +73,12 @@ class EdgeWorkspace:
                 if meta.get("format") != _FORMAT or meta.get("state") != stamp:
                     return None
                 cached = CachedCorpus([], {}, {})
-                rows = db.execute("SELECT id, doc_id, facts, unit, terms FROM chunks")
-                for cid, doc_id, facts, blob, counts in rows:
+                for row in db.execute("SELECT * FROM chunks"):
+                    cid, doc_id, blob, counts = row[0], row[1], row[6], row[7]
                     if doc_id in changed:
                         continue
                     unit = None if blob is None else np.frombuffer(blob, dtype=np.int32)
-                    cached.chunks.append(_record(cid, doc_id, json.loads(facts), unit))
+                    cached.chunks.append(_record(row, unit))
                     if unit is not None:
                         cached.units[cid] = unit
                     if counts is not None:
@@ -126,7 +126,7 @@ class EdgeWorkspace:
     ) -> None:
         units = _units(corpus, chunks)
         db.executemany(
-            "INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (_row(c, units.get(c.id), corpus.terms.get(c.id)) for c in chunks),
         )
         db.executemany(
@@ -151,9 +151,6 @@ def _units(corpus: EdgeCorpus, chunks: list[ChunkRecord]) -> dict[str, np.ndarra
 
 def _row(c: ChunkRecord, unit: np.ndarray | None, terms: dict[str, int] | None) -> tuple:
     facts = [
-        c.ordinal,
-        c.title,
-        c.text,
         list(c.section_path),
         c.n_tokens,
         list(c.links),
@@ -163,24 +160,28 @@ def _row(c: ChunkRecord, unit: np.ndarray | None, terms: dict[str, int] | None) 
     return (
         c.id,
         c.doc_id,
+        c.ordinal,
+        c.title,
+        c.text,
         json.dumps(facts, separators=(",", ":")),
         None if unit is None else np.ascontiguousarray(unit, dtype=np.int32).tobytes(),
         None if terms is None else json.dumps(dict(sorted(terms.items())), separators=(",", ":")),
     )
 
 
-def _record(cid: str, doc_id: str, facts: list, unit: np.ndarray | None) -> ChunkRecord:
-    ordinal, title, text, section_path, n_tokens, links, questions, entities = facts
+def _record(row: tuple, unit: np.ndarray | None) -> ChunkRecord:
+    cid, doc_id, ordinal, title, text, facts = row[:6]
+    section_path, n_tokens, links, questions, entities = json.loads(facts)
     return ChunkRecord(
         id=cid,
         doc_id=doc_id,
-        ordinal=int(ordinal),
+        ordinal=ordinal,
         title=title,
         text=text,
         section_path=tuple(section_path),
-        n_tokens=int(n_tokens),
-        embedding=None if unit is None else (unit / SCALE).astype(np.float32),
-        entities=tuple(EntityMention(n, lb, int(k)) for n, lb, k in entities),
+        n_tokens=n_tokens,
+        embedding=None if unit is None else unit.astype(np.float32) / np.float32(SCALE),
+        entities=tuple(EntityMention(n, lb, k) for n, lb, k in entities),
         links=tuple(links),
         questions=tuple(questions),
     )
