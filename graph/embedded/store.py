@@ -481,16 +481,18 @@ class EmbeddedStore(GraphStore):
         ]
 
     def neighbours(self, ids: Sequence[str], kinds: Sequence[str] | None = None) -> list[ChunkEdge]:
-        wanted = set(kinds) if kinds else None
+        # Both indexes lead with the chunk, then the kind: a kind filter is a range scan.
+        only = list(dict.fromkeys(kinds)) if kinds else []
+        of_kind = f" AND kind IN ({','.join('?' * len(only))})" if only else ""
         seen: set[tuple[str, str, str]] = set()
         out: list[ChunkEdge] = []
         for cid in dict.fromkeys(ids):
             for kind, src, dst, w in self._rows(
-                "SELECT kind, src, dst, weight FROM chunk_edges WHERE src = ? "
-                "UNION ALL SELECT kind, src, dst, weight FROM chunk_edges WHERE dst = ?",
-                (cid, cid),
+                f"SELECT kind, src, dst, weight FROM chunk_edges WHERE src = ?{of_kind} "
+                f"UNION ALL SELECT kind, src, dst, weight FROM chunk_edges WHERE dst = ?{of_kind}",
+                (cid, *only, cid, *only),
             ):
-                if (wanted is None or kind in wanted) and (kind, src, dst) not in seen:
+                if (kind, src, dst) not in seen:
                     seen.add((kind, src, dst))
                     out.append(ChunkEdge(kind, src, dst, w))
         return out

@@ -15,35 +15,36 @@ _BATCH = 500
 
 
 class StoredEdges:
+    """Stored edges read per (chunk, kind), each once: a kind's update asks only for its own
+    kind, so a chunk's many edges of other kinds (a long section's SAME_SECTION pairs, say)
+    are never read for it."""
+
     def __init__(self, store: GraphStore) -> None:
         self._store = store
-        self._by_chunk: dict[str, list[ChunkEdge]] = {}
+        self._by_chunk: dict[tuple[str, str], list[ChunkEdge]] = {}
 
-    def load(self, ids: Iterable[str]) -> None:
-        missing = sorted({i for i in ids if i not in self._by_chunk})
+    def load(self, ids: Iterable[str], kind: str) -> None:
+        missing = sorted({i for i in ids if (i, kind) not in self._by_chunk})
         for start in range(0, len(missing), _BATCH):
             batch = missing[start : start + _BATCH]
             wanted = set(batch)
             for cid in batch:
-                self._by_chunk[cid] = []
-            for e in self._store.neighbours(batch):
+                self._by_chunk[cid, kind] = []
+            for e in self._store.neighbours(batch, [kind]):
                 for end in {e.src, e.dst} & wanted:
-                    self._by_chunk[end].append(e)
+                    self._by_chunk[end, kind].append(e)
 
     def around(self, ids: Iterable[str], kind: str) -> dict[EdgeKey, float]:
         """Every stored edge of `kind` touching one of `ids`."""
         ids = list(ids)
-        self.load(ids)
-        return {
-            (e.src, e.dst): e.weight for cid in ids for e in self._by_chunk[cid] if e.kind == kind
-        }
+        self.load(ids, kind)
+        return {(e.src, e.dst): e.weight for cid in ids for e in self._by_chunk[cid, kind]}
 
     def partners(self, chunk_id: str, kind: str) -> dict[str, float]:
-        self.load([chunk_id])
+        self.load([chunk_id], kind)
         return {
             (e.dst if e.src == chunk_id else e.src): e.weight
-            for e in self._by_chunk[chunk_id]
-            if e.kind == kind
+            for e in self._by_chunk[chunk_id, kind]
         }
 
 
