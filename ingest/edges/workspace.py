@@ -25,6 +25,7 @@ import sqlite3
 from collections.abc import Iterable
 from contextlib import closing
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -37,12 +38,6 @@ log = logging.getLogger(__name__)
 
 FILE_NAME = "edge-corpus.sqlite"
 _FORMAT = "3"
-_SCHEMA = (
-    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE chunks (id TEXT PRIMARY KEY, doc_id TEXT NOT NULL, ordinal INTEGER NOT NULL, "
-    "title TEXT NOT NULL, text TEXT NOT NULL, facts TEXT NOT NULL, unit BLOB, terms TEXT)",
-    "CREATE INDEX chunks_doc ON chunks (doc_id)",
-)
 
 
 @dataclass(slots=True)
@@ -98,8 +93,7 @@ class EdgeWorkspace:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp.unlink(missing_ok=True)
             with closing(sqlite3.connect(tmp)) as db, db:
-                for statement in _SCHEMA:
-                    db.execute(statement)
+                db.executescript(_schema())
                 self._insert(db, corpus, corpus.chunks, stamp)
             os.replace(tmp, self.path)
         except (sqlite3.Error, OSError) as exc:
@@ -137,6 +131,10 @@ class EdgeWorkspace:
         """A copy that could not be written only costs the next update a full read."""
         log.warning("edge workspace %s not written (%s)", self.path, exc)
         self.path.unlink(missing_ok=True)
+
+
+def _schema() -> str:
+    return resources.files(__package__).joinpath("workspace.sql").read_text(encoding="utf-8")
 
 
 def _units(corpus: EdgeCorpus, chunks: list[ChunkRecord]) -> dict[str, np.ndarray]:
