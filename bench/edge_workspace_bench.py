@@ -98,14 +98,15 @@ def main() -> None:
         "chunks": chunks_total,
         "command": " ".join(["python", "bench/edge_workspace_bench.py", *sys.argv[1:]]),
     }
-    for route in ("store", "workspace"):
-        result[route] = {k: summary(route, k) for k in ("seconds", "cpu_seconds")}
+    medians: dict[str, dict[str, dict[str, float]]] = {
+        route: {k: summary(route, k) for k in ("seconds", "cpu_seconds")}
+        for route in ("store", "workspace")
+    }
+    result.update(medians)
     for key in ("seconds", "cpu_seconds"):
-        store_median = result["store"][key]["median"]  # type: ignore[index]
-        result[f"workspace_over_store_{key}"] = round(
-            result["workspace"][key]["median"] / max(store_median, 1e-9),
-            3,  # type: ignore[index]
-        )
+        store_median = max(medians["store"][key]["median"], 1e-9)
+        ratio = medians["workspace"][key]["median"] / store_median
+        result[f"workspace_over_store_{key}"] = round(ratio, 3)
     result["rounds"] = rounds
     emit(result, args.out)
 

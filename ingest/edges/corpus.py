@@ -19,6 +19,7 @@ from functools import cached_property
 import numpy as np
 
 from graph.types import ChunkEdge, ChunkRecord
+from ingest.edges.vectors import unit_quantised
 from ingest.tokens import Analyzer
 
 
@@ -35,7 +36,8 @@ class EdgeCorpus:
     """`known_terms`: question-term counts already computed for some chunks (kept in the
     store's edge state), so only the others' questions are tokenised. `known_units`: the
     quantised unit rows of some chunks' embeddings (`vectors.unit_quantised`, kept by the
-    edge workspace), so only the others are quantised."""
+    edge workspace), so only the others are quantised — once per run, for SEMANTIC and the
+    workspace alike (`unit_rows`)."""
 
     def __init__(
         self,
@@ -46,7 +48,7 @@ class EdgeCorpus:
     ) -> None:
         self.analyzer = analyzer
         self._known_terms = known_terms or {}
-        self.known_units = known_units or {}
+        self._known_units = known_units or {}
         # Python's order, not the backend's: both stores must feed the builders alike.
         self.chunks = sorted(chunks, key=lambda c: (c.doc_id, c.ordinal))
         self.by_id = {c.id: c for c in self.chunks}
@@ -84,6 +86,30 @@ class EdgeCorpus:
             for c in self.chunks
             if c.questions
         }
+
+    @cached_property
+    def unit_rows(self) -> tuple[list[str], np.ndarray]:
+        """The ids of the chunks that have an embedding, in corpus order, and their quantised
+        unit rows as one int32 matrix (exact: every entry is at most 2^24 in magnitude)."""
+        have = [c for c in self.chunks if c.embedding is not None]
+        known = self._known_units
+        if not have:
+            return [], np.zeros((0, 0), dtype=np.int32)
+        rows = np.empty((len(have), len(have[0].embedding)), dtype=np.int32)
+        reused = [i for i, c in enumerate(have) if c.id in known]
+        if reused:
+            rows[reused] = np.stack([known[have[i].id] for i in reused])
+        fresh = [i for i, c in enumerate(have) if c.id not in known]
+        if fresh:
+            rows[fresh] = unit_quantised(np.stack([have[i].embedding for i in fresh]))
+        self._known_units = {}  # every row is in the matrix now
+        return [c.id for c in have], rows
+
+    @cached_property
+    def units(self) -> dict[str, np.ndarray]:
+        """A chunk's quantised unit row by id (views into `unit_rows`)."""
+        ids, rows = self.unit_rows
+        return dict(zip(ids, rows, strict=True))
 
     @cached_property
     def term_df(self) -> Counter[str]:

@@ -32,7 +32,7 @@ from ingest.edges.journal import (
 from ingest.edges.model import KindChange
 from ingest.edges.stored import ChunkState, StoredEdges, StoredStates, encode_state
 from ingest.edges.topk import StateMissing
-from ingest.edges.workspace import EdgeWorkspace
+from ingest.edges.workspace import CachedCorpus, EdgeWorkspace
 from ingest.tokens import Analyzer
 
 
@@ -72,19 +72,13 @@ def refresh_chunk_edges(
     reason = _why_full(state, journal, docs, cfg, analyzer, force)
     if reason is None and journal.empty:
         return EdgeRefresh("current")
-    cached = None
-    if reason is None and workspace is not None:
-        cached = workspace.unchanged(store.get_meta(STATE_KEY), journal.docs)
-    if cached is not None:
-        chunks = cached.chunks + store.document_chunks(sorted(journal.docs))
-        known, units, source = cached.terms, cached.units, "workspace"
-    else:
-        chunks, known, units, source = store.corpus(), {}, {}, "store"
+    read, source = _read(store, journal, workspace if reason is None else None)
+    chunks, known, units = read.chunks, read.terms, read.units
     seconds = {"read": round(time.perf_counter() - t0, 3)}
     if reason is None:
         assert state is not None
         states = StoredStates(store)
-        if cached is None:
+        if source == "store":
             states.load(c.id for c in chunks)
             known = {
                 c.id: terms
@@ -105,7 +99,7 @@ def refresh_chunk_edges(
                     # A copy that was not read is of an older build: rewritten whole.
                     keep = (
                         partial(workspace.update, change.corpus, journal.docs)
-                        if cached is not None
+                        if source == "workspace"
                         else partial(workspace.replace, change.corpus)
                     )
                     _save_workspace(store, keep, seconds)
@@ -117,6 +111,20 @@ def refresh_chunk_edges(
         _save_workspace(store, partial(workspace.replace, corpus), seconds)
     done.source = source
     return done
+
+
+def _read(
+    store: GraphStore, journal: EdgeJournal, workspace: EdgeWorkspace | None
+) -> tuple[CachedCorpus, str]:
+    """The current corpus and where it was read: from the workspace (with the question terms
+    and unit rows it kept) when it is the copy of the stored build, so only the changed
+    documents come from the store; else the whole store."""
+    if workspace is not None:
+        cached = workspace.unchanged(store.get_meta(STATE_KEY), journal.docs)
+        if cached is not None:
+            cached.chunks += store.document_chunks(sorted(journal.docs))
+            return cached, "workspace"
+    return CachedCorpus(store.corpus(), {}, {}), "store"
 
 
 def _save_workspace(

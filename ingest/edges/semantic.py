@@ -10,12 +10,14 @@ never changes (a changed text is a new chunk).
 
 from __future__ import annotations
 
+import numpy as np
+
 from ingest.config import EdgeConfig
 from ingest.edges import topk
 from ingest.edges.corpus import CorpusChange, EdgeCorpus
 from ingest.edges.model import KindChange, KindEdges
 from ingest.edges.stored import StoredEdges, StoredStates
-from ingest.edges.vectors import Approximate, VectorSpace, dense_space
+from ingest.edges.vectors import Approximate, VectorSpace
 
 KIND = "SEMANTIC"
 
@@ -25,17 +27,12 @@ def _weight(score: float) -> float:
 
 
 def space(corpus: EdgeCorpus, cfg: EdgeConfig) -> VectorSpace:
-    have = [c for c in corpus.chunks if c.embedding is not None]
+    ids, rows = corpus.unit_rows
     approximate = Approximate(
         cfg.semantic_approximate_above, cfg.semantic_ivf_nprobe, cfg.semantic_ivf_depth
     )
-    return dense_space(
-        [c.id for c in have],
-        [c.embedding for c in have],
-        cfg.semantic_min_cosine,
-        approximate,
-        known=corpus.known_units,
-    )
+    # float64: products of the integer rows stay exact (below 2^53), int32 ones would wrap.
+    return VectorSpace(ids, rows.astype(np.float64), cfg.semantic_min_cosine, approximate)
 
 
 def build(corpus: EdgeCorpus, cfg: EdgeConfig) -> KindEdges:

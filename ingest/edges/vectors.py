@@ -24,7 +24,7 @@ so it equals a fresh build up to the build's recall; below the threshold both ar
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -215,25 +215,13 @@ class VectorSpace:
 
 def dense_space(
     ids: Sequence[str],
-    vectors: Sequence[np.ndarray | None],
+    vectors: Sequence[np.ndarray],
     floor: float,
     approximate: Approximate | None = None,
-    known: Mapping[str, np.ndarray] | None = None,
 ) -> VectorSpace:
-    """`known`: quantised rows already computed for some ids (their vector may be None):
-    quantisation is a pure function of one vector, so reusing them changes no score."""
     if not ids:
         return VectorSpace([], np.zeros((0, 0)), floor)
-    known = known or {}
-    reused = [i for i, c in enumerate(ids) if c in known]
-    if not reused:
-        return VectorSpace(ids, unit_quantised(np.stack(vectors)), floor, approximate)
-    rows = np.empty((len(ids), len(known[ids[reused[0]]])))
-    rows[reused] = np.stack([known[ids[i]] for i in reused])
-    fresh = [i for i, c in enumerate(ids) if c not in known]
-    if fresh:
-        rows[fresh] = unit_quantised(np.stack([vectors[i] for i in fresh]))
-    return VectorSpace(ids, rows, floor, approximate)
+    return VectorSpace(ids, unit_quantised(np.stack(vectors)), floor, approximate)
 
 
 def sparse_space(

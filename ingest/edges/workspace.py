@@ -32,7 +32,7 @@ import numpy as np
 
 from graph.types import ChunkRecord, EntityMention
 from ingest.edges.corpus import EdgeCorpus
-from ingest.edges.vectors import SCALE, unit_quantised
+from ingest.edges.vectors import SCALE
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +118,7 @@ class EdgeWorkspace:
     def _insert(
         db: sqlite3.Connection, corpus: EdgeCorpus, chunks: list[ChunkRecord], stamp: str
     ) -> None:
-        units = _units(corpus, chunks)
+        units = corpus.units
         db.executemany(
             "INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (_row(c, units.get(c.id), corpus.terms.get(c.id)) for c in chunks),
@@ -135,16 +135,6 @@ class EdgeWorkspace:
 
 def _schema() -> str:
     return resources.files(__package__).joinpath("workspace.sql").read_text(encoding="utf-8")
-
-
-def _units(corpus: EdgeCorpus, chunks: list[ChunkRecord]) -> dict[str, np.ndarray]:
-    """The quantised unit rows of `chunks`, reusing those the corpus already knows."""
-    out = {c.id: corpus.known_units[c.id] for c in chunks if c.id in corpus.known_units}
-    fresh = [c for c in chunks if c.id not in out and c.embedding is not None]
-    if fresh:
-        rows = unit_quantised(np.stack([c.embedding for c in fresh])).astype(np.int32)
-        out.update({c.id: row for c, row in zip(fresh, rows, strict=True)})
-    return out
 
 
 def _row(c: ChunkRecord, unit: np.ndarray | None, terms: dict[str, int] | None) -> tuple:

@@ -5,13 +5,16 @@ refresh that did not save it, or a damaged file, is ignored and then rewritten."
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from graph.types import ChunkRecord
+from ingest.edges import semantic
 from ingest.edges.corpus import EdgeCorpus
 from ingest.edges.maintain import refresh_chunk_edges
-from ingest.edges.vectors import dense_space, unit_quantised
+from ingest.edges.vectors import SCALE, unit_quantised
 from ingest.edges.workspace import FILE_NAME, EdgeWorkspace
 from tests.ingest.edge_corpora import ANALYZER, CFG, RandomCorpus, random_edit, write
 from tests.ingest.test_edge_updates import assert_equals_fresh_build
@@ -89,16 +92,26 @@ def test_the_copy_round_trips_every_fact_the_builders_read(embedded_store, tmp_p
 
 
 def test_known_quantised_rows_give_the_same_space() -> None:
+    """Rows the workspace kept stand in for quantising those chunks again, and a corpus
+    quantises each embedding once for SEMANTIC and the workspace alike."""
     rng = np.random.default_rng(5)
-    ids = [f"c{i:03d}" for i in range(50)]
-    vectors = list(rng.normal(size=(50, 16)).astype(np.float32))
-    plain = dense_space(ids, vectors, 0.1)
-    known = {
-        c: unit_quantised(v[None])[0].astype(np.int32) for c, v in zip(ids, vectors, strict=True)
-    }
-    some = {c: row for c, row in known.items() if c < "c030"}
-    mixed = dense_space(
-        ids, [None if c in some else v for c, v in zip(ids, vectors, strict=True)], 0.1, known=some
-    )
-    assert np.array_equal(plain.rows, mixed.rows)
-    assert list(plain.tops(5)) == list(mixed.tops(5))
+    chunks = [
+        ChunkRecord(f"c{i:03d}", f"d{i // 3:02d}", i % 3, "", "", embedding=v)
+        for i, v in enumerate(rng.normal(size=(50, 16)).astype(np.float32))
+    ]
+    plain = EdgeCorpus(chunks, ANALYZER)
+    some = {c.id: plain.units[c.id].copy() for c in chunks if c.id < "c030"}
+    # As the workspace gives them back: the embedding is the unit vector its row stands for.
+    cached = [
+        replace(c, embedding=some[c.id].astype(np.float32) / np.float32(SCALE))
+        if c.id in some
+        else c
+        for c in chunks
+    ]
+    mixed = EdgeCorpus(cached, ANALYZER, known_units=some)
+    assert plain.unit_rows[0] == mixed.unit_rows[0] == [c.id for c in chunks]
+    assert np.array_equal(plain.unit_rows[1], mixed.unit_rows[1])
+    for c in chunks:
+        assert np.array_equal(plain.units[c.id], unit_quantised(c.embedding[None])[0])
+    assert list(semantic.space(plain, CFG).tops(5)) == list(semantic.space(mixed, CFG).tops(5))
+    assert np.shares_memory(plain.units["c007"], plain.unit_rows[1])
