@@ -188,8 +188,10 @@ class EmbeddedStore(GraphStore):
 
     def apply(self, delta: GraphDelta) -> int:
         with self._tx() as c:
+            tokens: set[int] = set()
+            entities: set[str] = set()
             for doc_id in delta.remove_doc_ids:
-                self._remove_document(c, doc_id)
+                self._remove_document(c, doc_id, tokens, entities)
             for doc, chunks in delta.add:
                 self._add_document(c, doc, chunks)
             self._apply_cooccurrence(c, delta.cooccurrence)
@@ -200,15 +202,30 @@ class EmbeddedStore(GraphStore):
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('created_at', ?)",
                 (time.strftime("%Y-%m-%d %H:%M:%S"),),
             )
-            c.execute("DELETE FROM tokens WHERE df <= 0")
-            c.execute(
-                "DELETE FROM entities WHERE key NOT IN (SELECT DISTINCT entity_key FROM mentions)"
+            # Only what the removed chunks held can have lost its last holder: the cost of a
+            # write follows the write, not the collection.
+            c.executemany(
+                "DELETE FROM tokens WHERE id = ? AND df <= 0", [(t,) for t in sorted(tokens)]
+            )
+            c.executemany(
+                "DELETE FROM entities WHERE key = ? AND NOT EXISTS "
+                "(SELECT 1 FROM mentions WHERE entity_key = ?)",
+                [(k, k) for k in sorted(entities)],
             )
             return self._bump_version(c)
 
-    def _remove_document(self, c: sqlite3.Connection, doc_id: str) -> None:
+    def _remove_document(
+        self, c: sqlite3.Connection, doc_id: str, tokens: set[int], entities: set[str]
+    ) -> None:
+        """Removes the document and its chunks; adds the ids of the tokens and the keys of
+        the entities they held to `tokens` and `entities`."""
         chunk_ids = [r[0] for r in c.execute("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))]
         for cid in chunk_ids:
+            tokens.update(
+                r[0] for r in c.execute("SELECT token_id FROM has_token WHERE chunk_id = ?", (cid,))
+            )
+            held = c.execute("SELECT entity_key FROM mentions WHERE chunk_id = ?", (cid,))
+            entities.update(r[0] for r in held)
             c.execute(
                 "UPDATE tokens SET df = df - 1 WHERE id IN "
                 "(SELECT token_id FROM has_token WHERE chunk_id = ?)",
@@ -290,7 +307,10 @@ class EmbeddedStore(GraphStore):
             "ON CONFLICT (a, b) DO UPDATE SET weight = weight + excluded.weight",
             [(ids[a], ids[b], w) for (a, b), w in pairs.items()],
         )
-        c.execute("DELETE FROM cooccurs WHERE weight <= 0")
+        c.executemany(
+            "DELETE FROM cooccurs WHERE a = ? AND b = ? AND weight <= 0",
+            [(ids[a], ids[b]) for (a, b), w in pairs.items() if w <= 0],
+        )
 
     _CHUNK_RECORD_COLUMNS = (  # tokens left out (NULL): only document_chunks needs them
         "id, doc_id, ordinal, title, text, section_path, n_tokens, embedding, links, questions, "
