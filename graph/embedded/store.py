@@ -221,16 +221,12 @@ class EmbeddedStore(GraphStore):
         the entities they held to `tokens` and `entities`."""
         chunk_ids = [r[0] for r in c.execute("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))]
         for cid in chunk_ids:
-            tokens.update(
-                r[0] for r in c.execute("SELECT token_id FROM has_token WHERE chunk_id = ?", (cid,))
-            )
+            held = c.execute("SELECT token_id FROM has_token WHERE chunk_id = ?", (cid,))
+            own = [r[0] for r in held]
+            tokens.update(own)
+            c.executemany("UPDATE tokens SET df = df - 1 WHERE id = ?", [(t,) for t in own])
             held = c.execute("SELECT entity_key FROM mentions WHERE chunk_id = ?", (cid,))
             entities.update(r[0] for r in held)
-            c.execute(
-                "UPDATE tokens SET df = df - 1 WHERE id IN "
-                "(SELECT token_id FROM has_token WHERE chunk_id = ?)",
-                (cid,),
-            )
             c.execute("DELETE FROM has_token WHERE chunk_id = ?", (cid,))
             c.execute("DELETE FROM mentions WHERE chunk_id = ?", (cid,))
             c.execute("DELETE FROM chunk_edges WHERE src = ? OR dst = ?", (cid, cid))
