@@ -30,11 +30,10 @@ sys.path.insert(0, str(REPO / "bench"))
 from json_out import current_commit, emit  # noqa: E402
 
 
-def sample_chunks(
-    folder: Path, want: int, every: int, settings, models
-) -> list[tuple[str, str, str]]:
-    """(title, embedding text, text) of `want` chunks evenly spaced over the folder's
+def sample_chunks(folder: Path, want: int, every: int, settings, models) -> list[tuple]:
+    """(chunk record, embedding text) of `want` chunks evenly spaced over the folder's
     documents (every `every`-th document is chunked, then chunks are taken evenly)."""
+    from graph.types import ChunkRecord
     from ingest.chunkers import chunk_document
     from ingest.loaders import LoadedDocument, scan
     from ingest.runner import embedding_text
@@ -43,7 +42,18 @@ def sample_chunks(
         d for d in scan(folder, settings.ingest.max_file_bytes) if isinstance(d, LoadedDocument)
     ]
     out = [
-        (d.title, embedding_text(d.title, p.section_path, p.text), p.text)
+        (
+            ChunkRecord(
+                id=f"{d.source}#{p.ordinal}",
+                doc_id=str(d.source),
+                ordinal=p.ordinal,
+                title=d.title,
+                text=p.text,
+                section_path=tuple(p.section_path),
+                n_tokens=p.n_tokens,
+            ),
+            embedding_text(d.title, p.section_path, p.text),
+        )
         for d in docs[::every]
         for p in chunk_document(d, settings.ingest.chunking, models.count_tokens)
     ]
@@ -54,6 +64,7 @@ def sample_chunks(
 def main() -> None:
     from app.settings import Settings
     from ingest.models import IngestModels
+    from ingest.runner import analyse_chunks
     from ingest.tokens import Analyzer
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -68,18 +79,16 @@ def main() -> None:
     models = IngestModels(settings.ingest.models, settings.ingest.device)
     analyzer = Analyzer(settings.ingest.tokens)
     chunks = sample_chunks(args.folder, args.chunks, args.every, settings, models)
-    titles, texts, bodies = (list(x) for x in zip(*chunks, strict=True))
+    records, texts = (list(x) for x in zip(*chunks, strict=True))
     models.embedder.encode(texts[:64])
-    models.extractor.analyze(bodies[:32], titles[:32])
+    analyse_chunks(records[:32], analyzer, models)
     pool = ThreadPoolExecutor(max_workers=1)
 
     def embed() -> None:
         models.embedder.encode(texts)
 
     def analyse() -> None:
-        for text in bodies:
-            analyzer.tokens(text)
-        models.extractor.analyze(bodies, titles)
+        analyse_chunks(records, analyzer, models)
 
     def serial() -> None:
         embed()

@@ -178,11 +178,7 @@ def build_chunks(
 
     def analyze() -> None:
         with timed(report, "analyze", time.perf_counter):
-            for c in flat:
-                c.tokens = tuple(analyzer.tokens(c.text))
-            analyses = models.extractor.analyze([c.text for c in flat], [c.title for c in flat])
-            for c, a in zip(flat, analyses, strict=True):
-                c.entities, c.questions = a.entities, a.questions
+            analyse_chunks(flat, analyzer, models)
 
     # NER runs beside the embedding model: spaCy and torch both release the GIL, and on
     # two cores the overlap hides most of NER's time (measured: 19.4 s → 13.1 s for 600
@@ -197,6 +193,16 @@ def build_chunks(
     ner.result()
     progress.advance("analyze", len(docs))
     return out
+
+
+def analyse_chunks(chunks: Sequence[ChunkRecord], analyzer: Analyzer, models: IngestModels) -> None:
+    """Each chunk's tokens, entities and questions, set in place: the half of a batch's
+    work that runs beside the embedding (`bench/ner_overlap_bench.py` times the two)."""
+    for c in chunks:
+        c.tokens = tuple(analyzer.tokens(c.text))
+    analyses = models.extractor.analyze([c.text for c in chunks], [c.title for c in chunks])
+    for c, a in zip(chunks, analyses, strict=True):
+        c.entities, c.questions = a.entities, a.questions
 
 
 @cache

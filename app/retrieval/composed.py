@@ -23,7 +23,12 @@ from app.engine import doc_id_of
 from app.retrieval.base import Query, RetrievalResult, Retriever, ScoredChunk, Trace
 from app.retrieval.baselines import HybridRetriever
 from app.retrieval.bridge import BridgeRetriever
-from app.retrieval.fusion import order_within_documents, rrf, spread_documents
+from app.retrieval.fusion import (
+    order_within_documents,
+    rrf,
+    spread_documents,
+    with_document_evidence,
+)
 from app.retrieval.literag import LiteragRetriever
 from app.retrieval.selection import budgeted
 from app.retrieval.spectrag import SpectragRetriever
@@ -129,10 +134,21 @@ class DefaultRetriever(Retriever):
                 rankings["hybrid"] = [(s.chunk_id, s.score) for s in hybrid]
                 fused = None
         weights = self._weights(matched)
+        evidence = self.cfg.passage_match_page_evidence if matched else 0.0
         with trace.step(
-            "fusion", method="rrf", k=self.cfg.fusion.rrf_k, parts=list(rankings), weights=weights
+            "fusion",
+            method="rrf",
+            k=self.cfg.fusion.rrf_k,
+            parts=list(rankings),
+            weights=weights,
+            page_evidence=evidence,
         ):
             fused = fused if fused is not None else self._fuse(rankings, weights)
+            if evidence > 0:
+                depth = {name: ranking[:FUSION_DEPTH] for name, ranking in rankings.items()}
+                fused = with_document_evidence(
+                    fused, depth, self.cfg.fusion.rrf_k, weights, doc_id_of, evidence
+                )
         if matched and self.cfg.passage_match_within_page:
             fused = order_within_documents(fused, rankings["hybrid"], doc_id_of)
         if matched and self.cfg.passage_match_page_share < 1:

@@ -170,6 +170,17 @@ class RetrievalConfig(BaseModel):
             "chunks come in hybrid's order (the passage matcher picks the passage)"
         ),
     )
+    passage_match_page_evidence: float = Field(
+        0.5,
+        ge=0,
+        description=(
+            "when passage match joins, each chunk also scores its page's RRF (each part "
+            "votes once per page, at its best chunk there), times this (0: off), so a page "
+            "two parts rank first through different passages is not lost to the chunk-level "
+            "split of its votes (set on git-docs, checked on sqlite-docs: README, "
+            "Documentation corpora)"
+        ),
+    )
     passage_match_page_share: float = Field(
         0.5,
         gt=0,

@@ -28,6 +28,35 @@ def rrf(
     return sorted(fused.values(), key=lambda s: -s.score)
 
 
+def with_document_evidence(
+    ranking: Sequence[ScoredChunk],
+    rankings: Mapping[str, Ranking],
+    k: int,
+    weights: Mapping[str, float],
+    document_of: Callable[[str], str],
+    scale: float = 1.0,
+) -> list[ScoredChunk]:
+    """The chunk ranking re-scored with its documents' RRF: each signal's document ranking
+    (a document at its best chunk's place) adds scale · w / (k + rank) to every chunk of
+    that document (signal `page`). Chunk-level RRF splits a long document's evidence over
+    its passages (one signal's best chunk there is not another's); this pools it per
+    document, as passage retrieval over long pages does, while a chunk's own score still
+    orders chunks of one document and breaks near-ties between documents."""
+    document_score: dict[str, float] = {}
+    for name, chunk_ranking in rankings.items():
+        w = weights.get(name, 1.0)
+        documents = dict.fromkeys(document_of(chunk_id) for chunk_id, _ in chunk_ranking)
+        for rank, doc in enumerate(documents, start=1):
+            document_score[doc] = document_score.get(doc, 0.0) + scale * w / (k + rank)
+    rescored = []
+    for item in ranking:
+        page = document_score.get(document_of(item.chunk_id), 0.0)
+        rescored.append(
+            ScoredChunk(item.chunk_id, item.score + page, {**item.signals, "page": page})
+        )
+    return sorted(rescored, key=lambda s: -s.score)
+
+
 def spread_documents(
     ranking: Sequence[ScoredChunk], k: int, per_document: int, document_of: Callable[[str], str]
 ) -> list[ScoredChunk]:

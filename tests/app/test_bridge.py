@@ -344,6 +344,9 @@ def test_long_pages_get_the_passage_match(tmp_path: Path) -> None:
         result = default.retrieve(question)
         assert _fusion(result).details["parts"] == [*settings.retrieval.default_parts, "hybrid"]
         assert any("passage match" in n for n in result.trace.notes)
+        evidence = settings.retrieval.passage_match_page_evidence
+        assert _fusion(result).details["page_evidence"] == evidence > 0
+        assert all(s.signals["page"] > 0 for s in result.ranking)  # every page was voted for
         # One page holds at most ⌈share · top_k⌉ of the first top_k chunks; without that
         # limit the better page's passages fill more of them. Page order is the same.
         k = settings.retrieval.top_k
@@ -370,6 +373,8 @@ def test_long_pages_get_the_passage_match(tmp_path: Path) -> None:
         ]  # it acted here
         result = default.retrieve("Which film did Clara Bow star in near Port Veldt?")
         assert _fusion(result).details["parts"] == list(settings.retrieval.default_parts)
+        assert _fusion(result).details["page_evidence"] == 0
+        assert not any("page" in s.signals for s in result.ranking)
     finally:
         e.close()
 

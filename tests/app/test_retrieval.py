@@ -19,7 +19,13 @@ from app.llm import chat_model
 from app.overrides import with_overrides
 from app.retrieval import mode_names
 from app.retrieval.base import BadQuestion, ScoredChunk
-from app.retrieval.fusion import order_within_documents, rrf, spread_documents, weighted
+from app.retrieval.fusion import (
+    order_within_documents,
+    rrf,
+    spread_documents,
+    weighted,
+    with_document_evidence,
+)
 from app.retrieval.langchain import NeoragRetriever
 from app.services import index_dir, store_path
 from app.settings import Settings
@@ -82,6 +88,32 @@ def test_order_within_documents_by_hand() -> None:
     assert [s.chunk_id for s in ordered] == ["a#2", "b#1", "a#0", "a#1", "c#0", "b#0"]
     assert [doc(s.chunk_id) for s in ordered] == [doc(c) for c in ids]
     assert order_within_documents(ranking, [], doc) == ranking
+
+
+def test_document_evidence_by_hand() -> None:
+    """Three signals rank document `a` first, each through another chunk, and two rank
+    `b#0` second: chunk-level RRF puts `b#0` first, the documents' own RRF puts `a` back on
+    top (each signal votes once per document, at its best chunk), and chunks of one
+    document keep their chunk-level order."""
+    doc = lambda c: c.split("#")[0]  # noqa: E731
+    rankings = {
+        "one": [("a#0", 1.0), ("b#0", 0.9)],
+        "two": [("a#1", 1.0), ("b#0", 0.9)],
+        "three": [("a#2", 1.0), ("c#0", 0.9)],
+    }
+    fused = rrf(rankings, k=60)
+    assert fused[0].chunk_id == "b#0"
+    pooled = with_document_evidence(fused, rankings, 60, {}, doc)
+    assert [s.chunk_id for s in pooled] == ["a#0", "a#1", "a#2", "b#0", "c#0"]
+    assert pooled[0].signals["page"] == pytest.approx(3 / 61)
+    assert pooled[0].score == pytest.approx(1 / 61 + 3 / 61)
+    assert pooled[3].signals["page"] == pytest.approx(2 / 62)
+    halved = with_document_evidence(fused, rankings, 60, {"three": 0.0}, doc, scale=0.5)
+    assert halved[0].chunk_id == "b#0"
+    assert halved[0].signals["page"] == pytest.approx(0.5 * 2 / 62)
+    assert with_document_evidence(fused, rankings, 60, {}, doc, scale=0.0) == [
+        ScoredChunk(s.chunk_id, s.score, {**s.signals, "page": 0.0}) for s in fused
+    ]
 
 
 def test_default_parts_side_by_side_equal_one_after_the_other(
