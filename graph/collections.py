@@ -19,7 +19,7 @@ class InvalidCollection(ValueError):
 
 
 def is_collection_name(name: object) -> bool:
-    return isinstance(name, str) and _COLLECTION.match(name) is not None
+    return isinstance(name, str) and _COLLECTION.fullmatch(name) is not None  # `$` allows "\n"
 
 
 def check_collection(name: str) -> str:

@@ -56,3 +56,27 @@ def test_status_shows_staleness_until_the_full_pass(
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["communities"] >= 2
     assert status(env)["state"] == "fresh"
+
+
+def test_the_full_pass_runs_once_stale_chunks_exceed_the_share(tmp_path: Path) -> None:
+    """Patches accumulate their stale chunks; the ingest that takes them past
+    `max_stale_share` of the corpus runs the full pass (and staleness starts again at 0)."""
+    policy = AnalyticsPolicy(full_below_chunks=0, max_stale_share=0.05)
+    corpus = RandomCorpus(5)
+    settings = Settings(data_dir=tmp_path, backend="embedded")
+    with open_store(settings) as store:
+        write(store, corpus, [corpus.new_doc() for _ in range(40)], [])
+        refresh_chunk_edges(store, CFG, ANALYZER)
+        assert refresh_analytics(store, AlgorithmConfig(), policy, added=None).mode == "full"
+        total, modes, stale = store.chunk_count(), [], 0
+        while not modes or modes[-1] == "patch":
+            write(store, corpus, [corpus.new_doc()], [])
+            edges = refresh_chunk_edges(store, CFG, ANALYZER)
+            assert edges.mode == "update"
+            stale += len(edges.added)
+            run = refresh_analytics(store, AlgorithmConfig(), policy, added=edges.added)
+            modes.append(run.mode)
+            assert len(modes) < 50
+            if modes[-1] == "patch":
+                assert stale <= 0.05 * store.chunk_count()
+        assert len(modes) > 1 and stale > 0.05 * total

@@ -226,6 +226,22 @@ def test_help_works_on_every_command() -> None:
         assert "Usage" in result.output
 
 
+def test_ask_on_an_empty_index_is_one_line(isolated: Path) -> None:
+    """Before any ingest, `ask` says what to run instead of failing inside a retriever."""
+    result = neorag("ask", "who directed it?")
+    assert_one_line_error(result, "index is empty", "neorag ingest")
+
+
+def test_serve_binds_loopback_unless_told(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chat has no login: without `--address` it listens on 127.0.0.1 only."""
+    (isolated / "streamlit_app.py").write_text("")
+    calls: list[list[str]] = []
+    monkeypatch.setattr(cli.os, "execv", lambda path, argv: calls.append([path, *argv]))
+    assert neorag("serve").exit_code == 0
+    [[_, *argv]] = calls
+    assert argv[argv.index("--server.address") + 1] == "127.0.0.1"
+
+
 def test_serve_execs_streamlit_on_the_chosen_port(
     isolated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -17,11 +17,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from app.overrides import with_overrides
 from app.queries import LocalQueries
 from app.query_processes import ProcessQueries, QueryProcessLost
 from app.retrieval.base import BadQuestion
 from app.service import QueryOptions, UnknownChunk, UnknownMode
 from app.settings import Settings
+from tests.app.fake_openai import fake_chat_server
 from tests.app.test_service import QUESTIONS
 from tests.app.test_streamlit_app import build_index
 
@@ -66,6 +68,29 @@ def test_answers_equal_the_in_process_ones(processes: ProcessQueries, settings: 
         assert ready == local.readiness(settings) and ready["chunks"] > 0
     finally:
         local.close()
+
+
+def test_with_a_chat_model_the_query_process_only_retrieves(
+    processes: ProcessQueries, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Generation waits on the model's server, so it runs in the HTTP process: the query
+    process is asked to retrieve only, and the generated answer cites its context."""
+    calls: list[str] = []
+    real = processes._run
+    monkeypatch.setattr(
+        processes, "_run", lambda name, *a, **k: calls.append(name) or real(name, *a, **k)
+    )
+    reply = ("The passages say so [1].\n", "Answer: it is [1]")
+    with fake_chat_server(reply) as chat:
+        llm = with_overrides(
+            settings, {"llm.provider": "openai", "llm.model": "m", "llm.base_url": chat.url}
+        )
+        asked = processes.ask(llm, QUESTIONS[0], QueryOptions(top_k=3), max_chars=None)
+        streamed = processes.ask_stream(llm, QUESTIONS[0], QueryOptions(top_k=3), max_chars=None)
+        text = "".join(streamed)
+    assert calls == ["retrieve", "retrieve"] and len(chat.requests) == 2
+    assert asked.answer.text == "it is [1]" and not asked.answer.extractive
+    assert "it is [1]" in text
 
 
 def test_errors_keep_their_type(processes: ProcessQueries, settings: Settings) -> None:

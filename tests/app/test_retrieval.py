@@ -32,6 +32,7 @@ from app.settings import Settings
 from graph.embedded.store import EmbeddedStore
 from graph.errors import NeoragError
 from ingest.runner import run_ingest
+from tests.app.fake_ollama import COMPLETION_TOKENS, PROMPT_TOKENS, fake_ollama_server
 from tests.app.fake_openai import USAGE, fake_chat_server
 from tests.ids import name_of, names
 from tests.ingest.corpora import write_corpus
@@ -114,6 +115,39 @@ def test_document_evidence_by_hand() -> None:
     assert with_document_evidence(fused, rankings, 60, {}, doc, scale=0.0) == [
         ScoredChunk(s.chunk_id, s.score, {**s.signals, "page": 0.0}) for s in fused
     ]
+
+
+def test_spectrag_diffusion_lifts_only_what_the_seeds_reach(engine: Engine) -> None:
+    """Relevance diffusion adds to the chunks the graph connects to the seeds and leaves the
+    seeds' own scores, and so their order among themselves, as they were."""
+    from app.retrieval.base import Trace
+
+    retriever = engine.retriever("spectrag")
+    trace = Trace(mode="spectrag", question=QUESTION)
+    query = retriever._validate(QUESTION, trace)
+    seeds = retriever._seed_ranking(query, trace)[:2]  # the graph reaches beyond them
+
+    def scores(weight: float) -> dict[str, float]:
+        cfg = retriever.cfg
+        retriever.cfg = cfg.model_copy(
+            update={"spectrag": cfg.spectrag.model_copy(update={"diffusion_weight": weight})}
+        )
+        try:
+            ranked = retriever.diffuse_and_select(query, seeds, Trace("spectrag", QUESTION))
+        finally:
+            retriever.cfg = cfg
+        return {s.chunk_id: s.score for s in ranked}
+
+    without, full = scores(0.0), scores(1.0)
+    seed_ids = {s.chunk_id for s in seeds}
+    assert without.keys() == full.keys() and seed_ids <= full.keys()
+    lifted = [c for c in full if c not in seed_ids and full[c] > without[c]]
+    assert lifted, "no chunk beyond the seeds was lifted"
+    for c in full:
+        if c in seed_ids:
+            assert full[c] == without[c], c
+        else:
+            assert full[c] >= without[c], c
 
 
 def test_default_parts_side_by_side_equal_one_after_the_other(
@@ -271,6 +305,31 @@ def test_generated_answer_through_chat_openai(engine: Engine, settings: Settings
     assert "[1]" in prompt and QUESTION in prompt
     assert "Answer:" in chat.requests[0]["messages"][0]["content"]
     assert parse_generation("no marker [9]", 3).citations == []
+
+
+def test_generated_answer_through_ollama(engine: Engine, settings: Settings) -> None:
+    """`NEORAG_LLM__PROVIDER=ollama` is langchain-ollama's ChatOllama over Ollama's native
+    API (a base URL ending in `/v1`, Ollama's OpenAI-compatible path, is accepted): the
+    answer parses, cites and carries Ollama's token counts, whole and streamed."""
+    reply = ("Lothair II's mother is Ermengarde of Tours [2].\n", "Answer: 20 March 851 [2]")
+    with fake_ollama_server(reply) as chat:
+        llm = with_overrides(
+            settings,
+            {"llm.provider": "ollama", "llm.model": "llama3.1", "llm.base_url": chat.url + "/v1"},
+        )
+        model = chat_model(llm)
+        assert type(model).__name__ == "ChatOllama"
+        result = engine.retriever("default").retrieve(QUESTION)
+        ans = answer(engine, result, model)
+        usage: dict[str, int] = {}
+        streamed = "".join(stream(model, result, usage))
+    assert ans.text == "20 March 851 [2]" and ans.citations == [2] and not ans.extractive
+    assert ans.usage["prompt_tokens"] == PROMPT_TOKENS
+    assert ans.usage["completion_tokens"] == COMPLETION_TOKENS
+    assert usage["prompt_tokens"] == PROMPT_TOKENS
+    assert parse_generation(streamed, len(result.context)).text == ans.text
+    assert chat.requests[0]["model"] == "llama3.1"
+    assert QUESTION in chat.requests[0]["messages"][-1]["content"]
 
 
 def test_unreachable_chat_model_is_one_line(engine: Engine, settings: Settings) -> None:

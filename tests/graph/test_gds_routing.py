@@ -6,7 +6,10 @@ GDS driver and its write routing, data reads use the routed one."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from neo4j import RoutingControl
 
 from app.settings import Settings
 from graph.neo4j.store import Neo4jStore
@@ -41,3 +44,62 @@ def test_gds_uri_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     assert Settings().neo4j.gds_uri == "bolt://gds-secondary:7687"
     monkeypatch.delenv("NEO4J_GDS_URI")
     assert Settings().neo4j.gds_uri == ""
+
+
+def test_questions_send_data_reads_as_read_transactions(
+    neo4j_store: Neo4jStore, tmp_path: Path
+) -> None:
+    """Every mode answering a question sends its data reads routed as reads (so a cluster
+    serves them from a secondary or read replica) and opens no write transaction; only the
+    GDS member's driver, which holds the projections, is routed as a writer."""
+    from app.engine import Engine
+    from app.ingest_service import ingest_once
+    from app.retrieval import mode_names
+    from tests.app.test_engine_staging import HARBOUR, QUESTION, RIVERS, write_corpus
+
+    settings = Settings(
+        backend="neo4j", data_dir=tmp_path / "data", collection=neo4j_store.collection
+    )
+    ingest_once(settings, write_corpus(tmp_path / "docs", {**RIVERS, "p3": HARBOUR}))
+    engine = Engine(settings)
+    routes: list[object] = []
+    writes: list[str] = []
+    driver = engine.store.driver
+    real_query, real_session = driver.execute_query, driver.session
+
+    def recording_query(*args, **kwargs):  # type: ignore[no-untyped-def]
+        routes.append(kwargs.get("routing_", RoutingControl.WRITE))
+        return real_query(*args, **kwargs)
+
+    def recording_session(*args, **kwargs):  # type: ignore[no-untyped-def]
+        session = real_session(*args, **kwargs)
+        real_write = session.execute_write
+        session.execute_write = lambda *a, **k: writes.append("tx") or real_write(*a, **k)
+        return session
+
+    try:
+        driver.execute_query = recording_query
+        driver.session = recording_session
+        for mode in mode_names():
+            engine.retriever(mode).retrieve(QUESTION)
+        engine.settle(60)
+    finally:
+        driver.execute_query, driver.session = real_query, real_session
+        engine.close()
+    assert routes, "no query reached the routed driver"
+    assert set(routes) == {RoutingControl.READ} and not writes
+
+
+def test_a_new_version_drops_the_older_projections(neo4j_store: Neo4jStore) -> None:
+    """After a change, the refreshed projection of each kind is published and the older
+    version of the same collection leaves the catalog (one projection per kind and
+    collection stays in the server's memory)."""
+    conformance.add(neo4j_store, conformance.CORPUS)
+    gds = neo4j_store.gds
+    first = {kind: gds.projection(kind, refresh=True) for kind in ("tokens", "chunks")}
+    conformance.add(neo4j_store, {"c": [conformance.chunk("c", 0, "hub leafd")]})
+    second = {kind: gds.projection(kind, refresh=True) for kind in ("tokens", "chunks")}
+    catalog = gds._catalog()
+    for kind in ("tokens", "chunks"):
+        assert second[kind] != first[kind], kind
+        assert second[kind] in catalog and first[kind] not in catalog, kind

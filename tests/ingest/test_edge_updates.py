@@ -9,6 +9,7 @@ import pytest
 
 from graph.types import EDGE_KINDS, RELATED
 from ingest.config import EdgeConfig
+from ingest.edges import journal
 from ingest.edges.corpus import EdgeCorpus
 from ingest.edges.journal import JOURNAL_KEY, STATE_KEY
 from ingest.edges.kinds import build_all, states_of_build
@@ -96,6 +97,31 @@ def test_a_write_without_journal_forces_a_full_build(store) -> None:
     assert result.mode == "full"
     assert result.reason == "documents changed without a journal entry"
     assert_equals_fresh_build(store)
+
+
+@pytest.mark.parametrize("change", ["setting", "builder version"])
+def test_a_changed_setting_or_builder_forces_a_full_build(
+    store, change: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stored edges were built by one configuration and builder: after a change of either,
+    even a one-document change rebuilds every edge (with the new configuration)."""
+    corpus = grown(store, 12)
+    cfg = CFG
+    if change == "setting":
+        cfg = CFG.model_copy(update={"semantic_k": CFG.semantic_k + 2})
+    else:
+        monkeypatch.setattr(journal, "EDGE_BUILDER_VERSION", journal.EDGE_BUILDER_VERSION + 1)
+    doc = sorted(corpus.docs)[3]
+    corpus.change_doc(doc)
+    write(store, corpus, [doc], [])
+    result = refresh_chunk_edges(store, cfg, ANALYZER)
+    assert result.mode == "full"
+    assert result.reason == "edge configuration or builder version changed"
+    assert_equals_fresh_build(store, cfg)
+    again = sorted(corpus.docs)[4]
+    corpus.change_doc(again)
+    write(store, corpus, [again], [])
+    assert refresh_chunk_edges(store, cfg, ANALYZER).mode == "update"  # settled on it
 
 
 def test_one_changed_document_touches_only_its_neighbourhood(store) -> None:

@@ -158,6 +158,25 @@ def test_an_update_reads_only_the_changed_documents(tmp_path: Path) -> None:
         assert len(list((tmp_path / "idx").glob("seg-*.bin"))) == 2
 
 
+def test_a_change_of_more_than_a_quarter_is_a_full_build(embedded_store, tmp_path) -> None:
+    """A delta is for small changes: new chunks beyond `compact_fraction` (a quarter) of
+    the indexed ones rebuild the files from the store, which equal a fresh build."""
+    corpus = Corpus(seed=9)
+    seed_store(embedded_store, corpus, 20)
+    directory = tmp_path / "idx"
+    SearchIndexes.build(embedded_store, directory, corpus.key(), ANALYZER, CONFIG)
+    indexed = read_manifest(directory).chunks
+    added = [corpus.document(f"more{i:03d}") for i in range(12)]
+    embedded_store.apply(GraphDelta(add=added))
+    assert sum(len(cs) for _, cs in added) > CONFIG.compact_fraction * indexed
+    assert SearchIndexes.update(embedded_store, directory, corpus.key(), ANALYZER, CONFIG) == "full"
+    assert len(read_manifest(directory).segments) == 1
+    fresh = SearchIndexes.build(embedded_store, tmp_path / "fresh", corpus.key(), ANALYZER, CONFIG)
+    loaded = SearchIndexes.load(directory, corpus.key())
+    assert loaded is not None
+    assert_same_indexes(loaded, fresh)
+
+
 def test_a_collection_without_chunks_has_loadable_indexes(embedded_store, tmp_path) -> None:
     """A new, empty collection publishes files a reader loads (no dimension yet); its first
     documents then give the indexes a fresh build gives."""

@@ -133,3 +133,39 @@ def test_a_document_that_failed_is_tried_again(
     parses.clear()
     again = ingest(embedded_store, root, tmp_path / "idx", models)
     assert names(again.new, root) == ["guide/install.md"] and dict(parses) == {"install.md": 1}
+
+
+def test_an_edit_that_fails_keeps_the_stored_version(
+    embedded_store: EmbeddedStore,
+    tmp_path: Path,
+    models: IngestModels,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An edited document whose chunking raises is reported, its stored version (chunks and
+    hash) stays as it was, and the next ingest, once chunking works, takes the edit."""
+    root = write_corpus(tmp_path / "docs", "A")
+    ingest(embedded_store, root, tmp_path / "idx", models)
+    install = next(
+        d for d, r in embedded_store.documents().items() if r.source.endswith("install.md")
+    )
+    before = embedded_store.documents()[install]
+    before_texts = [c.text for c in embedded_store.document_chunks([install])]
+    path = root / "guide" / "install.md"
+    path.write_text(path.read_text() + "\nA new closing line about make check.\n")
+    real = runner.chunk_document
+
+    def failing(doc, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if doc.source.endswith("install.md"):
+            raise RuntimeError("chunker broke")
+        return real(doc, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "chunk_document", failing)
+    failed = ingest(embedded_store, root, tmp_path / "idx", models)
+    assert any("chunker broke" in s.reason for s in failed.skipped)
+    assert embedded_store.documents()[install].content_hash == before.content_hash
+    assert [c.text for c in embedded_store.document_chunks([install])] == before_texts
+    monkeypatch.setattr(runner, "chunk_document", real)
+    again = ingest(embedded_store, root, tmp_path / "idx", models)
+    assert names(again.changed, root) == ["guide/install.md"]
+    after = [c.text for c in embedded_store.document_chunks([install])]
+    assert any("make check" in t for t in after) and after != before_texts

@@ -91,6 +91,32 @@ def test_root_path_prefixes_the_docs_links_and_they_resolve(
     assert schema.json()["servers"] == [{"url": "/neorag"}]
 
 
+# ---- NEORAG_API__CORS_ORIGINS ----------------------------------------------------------
+
+
+def test_cors_allows_only_the_named_origins(env_app: Callable[..., TestClient]) -> None:
+    """Without the setting no browser origin is allowed; with it, only those named (the
+    preflight of a cross-origin POST, and the header on the answer)."""
+    ui, other = "https://ui.example.org", "https://evil.example.org"
+    preflight = {
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization",
+    }
+    closed = env_app()
+    assert (
+        "access-control-allow-origin" not in closed.get("/healthz", headers={"Origin": ui}).headers
+    )
+    assert closed.options("/v1/retrieve", headers={"Origin": ui, **preflight}).status_code != 200
+    opened = env_app(NEORAG_API__CORS_ORIGINS=f"{ui},https://other.example.org")
+    allowed = opened.options("/v1/retrieve", headers={"Origin": ui, **preflight})
+    assert allowed.status_code == 200 and allowed.headers["access-control-allow-origin"] == ui
+    assert (
+        opened.get("/healthz", headers={"Origin": ui}).headers["access-control-allow-origin"] == ui
+    )
+    refused = opened.options("/v1/retrieve", headers={"Origin": other, **preflight})
+    assert refused.status_code == 400 and "access-control-allow-origin" not in refused.headers
+
+
 # ---- FORWARDED_ALLOW_IPS ---------------------------------------------------------------
 
 PROXY, CLIENT = "10.0.0.5", "203.0.113.7"
