@@ -162,11 +162,22 @@ def _technical(doc: Doc, wh: str, head: str) -> bool:
     return quotes_code(doc.text)
 
 
+def _opens_adverbial_clause(t: Token) -> bool:
+    """`t` is the first word of an adverbial clause and its conjunction ("[When] I
+    mistype …, Git …"): a condition of the question, not what it asks."""
+    return t.dep_ in ("advmod", "mark") and t.head.dep_ == "advcl" and t.i == t.head.left_edge.i
+
+
 def _wh_position(doc: Doc) -> int:
     """Index of the question's own wh-word (-1 when there is none): the first one that
     does not open a relative clause ("a footballer [who] plays for a team in the community
-    of [what]?"), else the last one."""
-    found = [t for t in doc if t.lower_ in _WH_WORDS or t.lower_ == "whom"]
+    of [what]?"), else the last one; a wh-word opening an adverbial clause is not the
+    question's ("[When] I mistype `git stauts`, Git only suggests … Can it …?")."""
+    found = [
+        t
+        for t in doc
+        if (t.lower_ in _WH_WORDS or t.lower_ == "whom") and not _opens_adverbial_clause(t)
+    ]
     if not found:
         return -1
     for t in found:

@@ -403,3 +403,19 @@ def test_how_many_asks_for_a_count_whatever_the_noun(reader: Reader) -> None:
         Evidence(2, "Block B", "The group was formed by Cho PD in Seoul.", 0.1, 1),
     ]
     assert reader.read(question, evidence).short == "seven"
+
+
+def test_a_wh_word_opening_a_condition_is_not_the_question(reader: Reader) -> None:
+    """ "When I mistype …, Git …" and "fetched when they're needed" are conditions: the
+    question asks no time, and a wh-word of its own still counts."""
+
+    def wh(question: str) -> str:
+        return analyse(reader.parse([question])[0]).wh
+
+    assert (
+        wh("When I mistype `git stauts`, Git only suggests the right command. Can it run it?") == ""
+    )
+    assert wh("Can I clone so that large files are fetched when they're needed?") == ""
+    assert wh("When the war ended, who became the president of the republic?") == "who"
+    assert wh("When was the pianist who recorded Live at the Hall born?") == "when"
+    assert wh("Bill Nelson flew on a shuttle launched for the first time in what year?") == "what"
