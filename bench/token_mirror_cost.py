@@ -61,7 +61,7 @@ def main() -> None:
             loads.append(round(time.perf_counter() - t0, 2))
             gc.collect()
             rss.append(round(rss_mb() - before, 1))
-            keep[:] = [mirror]  # one copy held at a time, as a query process holds it
+            keep[:] = [mirror]  # the previous copy goes only after this one is measured
             print(f"[bench] load {loads[-1]} s, +{rss[-1]} MB resident", file=sys.stderr)
     finally:
         store.close()

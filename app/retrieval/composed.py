@@ -41,6 +41,11 @@ if TYPE_CHECKING:
 FUSION_DEPTH = 30
 
 
+def _cut(rankings: dict[str, list[tuple[str, float]]]) -> dict[str, list[tuple[str, float]]]:
+    """Each part's ranking as deep as the fusion reads it."""
+    return {name: ranking[:FUSION_DEPTH] for name, ranking in rankings.items()}
+
+
 @cache
 def _parts_pool() -> ThreadPoolExecutor:
     """The worker threads the default mode runs its later parts on (shared by queries)."""
@@ -145,9 +150,8 @@ class DefaultRetriever(Retriever):
         ):
             fused = fused if fused is not None else self._fuse(rankings, weights)
             if evidence > 0:
-                depth = {name: ranking[:FUSION_DEPTH] for name, ranking in rankings.items()}
                 fused = with_document_evidence(
-                    fused, depth, self.cfg.fusion.rrf_k, weights, doc_id_of, evidence
+                    fused, _cut(rankings), self.cfg.fusion.rrf_k, weights, doc_id_of, evidence
                 )
         if matched and self.cfg.passage_match_within_page:
             fused = order_within_documents(fused, rankings["hybrid"], doc_id_of)
@@ -194,11 +198,7 @@ class DefaultRetriever(Retriever):
     def _fuse(
         self, rankings: dict[str, list[tuple[str, float]]], weights: dict[str, float]
     ) -> list[ScoredChunk]:
-        return rrf(
-            {name: ranking[:FUSION_DEPTH] for name, ranking in rankings.items()},
-            self.cfg.fusion.rrf_k,
-            weights,
-        )
+        return rrf(_cut(rankings), self.cfg.fusion.rrf_k, weights)
 
     def _passage_match(self, top: list[ScoredChunk], trace: Trace) -> bool:
         """Whether `hybrid` joins this question's fusion: when the graph parts' first

@@ -42,12 +42,11 @@ def with_document_evidence(
     its passages (one signal's best chunk there is not another's); this pools it per
     document, as passage retrieval over long pages does, while a chunk's own score still
     orders chunks of one document and breaks near-ties between documents."""
-    document_score: dict[str, float] = {}
-    for name, chunk_ranking in rankings.items():
-        w = weights.get(name, 1.0)
-        documents = dict.fromkeys(document_of(chunk_id) for chunk_id, _ in chunk_ranking)
-        for rank, doc in enumerate(documents, start=1):
-            document_score[doc] = document_score.get(doc, 0.0) + scale * w / (k + rank)
+    documents = {
+        name: [(doc, 0.0) for doc in dict.fromkeys(document_of(c) for c, _ in chunk_ranking)]
+        for name, chunk_ranking in rankings.items()
+    }
+    document_score = {d.chunk_id: scale * d.score for d in rrf(documents, k, weights)}
     rescored = []
     for item in ranking:
         page = document_score.get(document_of(item.chunk_id), 0.0)

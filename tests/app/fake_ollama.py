@@ -5,13 +5,12 @@ newline-delimited JSON, with Ollama's token counts."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.app.fake_openai import FakeChat
+from tests.app.fake_openai import FakeChat, serving
 
 PROMPT_TOKENS, COMPLETION_TOKENS = 222, 11
 
@@ -55,11 +54,5 @@ def _handler(state: FakeChat, reply: tuple[str, ...]) -> type[BaseHTTPRequestHan
 @contextmanager
 def fake_ollama_server(reply: tuple[str, ...]) -> Iterator[FakeChat]:
     state = FakeChat(url="")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state, reply))
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with serving(_handler(state, reply), state, ""):
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()

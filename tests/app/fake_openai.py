@@ -76,13 +76,21 @@ def _handler(state: FakeChat, reply: tuple[str, ...]) -> type[BaseHTTPRequestHan
 
 
 @contextmanager
-def fake_chat_server(reply: tuple[str, ...] = REPLY) -> Iterator[FakeChat]:
-    state = FakeChat(url="")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state, reply))
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+def serving(handler: type[BaseHTTPRequestHandler], state: FakeChat, path: str) -> Iterator[None]:
+    """Run `handler` on a free port of 127.0.0.1 for the block; `state.url` is its address
+    followed by `path`."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    state.url = f"http://127.0.0.1:{server.server_address[1]}{path}"
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield state
+        yield
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def fake_chat_server(reply: tuple[str, ...] = REPLY) -> Iterator[FakeChat]:
+    state = FakeChat(url="")
+    with serving(_handler(state, reply), state, "/v1"):
+        yield state

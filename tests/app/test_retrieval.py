@@ -283,24 +283,30 @@ def test_extractive_answer_cites_context(engine: Engine) -> None:
     assert {"p4", "p5"} <= cited_docs  # both hops: Lothair II and his mother's passage
 
 
+GENERATED = ("Lothair II's mother is Ermengarde of Tours [2].\n", "Answer: 20 March 851 [2]")
+
+
+def _generate(engine: Engine, settings: Settings, llm: dict[str, str], kind: str):  # type: ignore[no-untyped-def]
+    """The default mode's answer through the chat model `llm` configures, whole and
+    streamed (with the usage the stream reported); the model must be of class `kind`."""
+    model = chat_model(with_overrides(settings, {f"llm.{k}": v for k, v in llm.items()}))
+    assert type(model).__name__ == kind
+    result = engine.retriever("default").retrieve(QUESTION)
+    ans = answer(engine, result, model)
+    usage: dict[str, int] = {}
+    streamed = "".join(stream(model, result, usage))
+    assert ans.text == "20 March 851 [2]" and ans.citations == [2] and not ans.extractive
+    assert parse_generation(streamed, len(result.context)).text == ans.text
+    return ans, usage
+
+
 def test_generated_answer_through_chat_openai(engine: Engine, settings: Settings) -> None:
     """langchain-openai's ChatOpenAI against a local OpenAI-compatible server: the answer
     parses, cites, and carries the server's token usage."""
-    reply = ("Lothair II's mother is Ermengarde of Tours [2].\n", "Answer: 20 March 851 [2]")
-    with fake_chat_server(reply) as chat:
-        llm = with_overrides(
-            settings,
-            {"llm.provider": "openai", "llm.model": "m", "llm.base_url": chat.url},
-        )
-        model = chat_model(llm)
-        assert type(model).__name__ == "ChatOpenAI"
-        result = engine.retriever("default").retrieve(QUESTION)
-        ans = answer(engine, result, model)
-        usage: dict[str, int] = {}
-        streamed = "".join(stream(model, result, usage))
-    assert ans.text == "20 March 851 [2]" and ans.citations == [2] and not ans.extractive
+    with fake_chat_server(GENERATED) as chat:
+        llm = {"provider": "openai", "model": "m", "base_url": chat.url}
+        ans, usage = _generate(engine, settings, llm, "ChatOpenAI")
     assert ans.usage == USAGE and usage == USAGE
-    assert parse_generation(streamed, len(result.context)).text == ans.text
     prompt = chat.requests[0]["messages"][1]["content"]
     assert "[1]" in prompt and QUESTION in prompt
     assert "Answer:" in chat.requests[0]["messages"][0]["content"]
@@ -311,23 +317,12 @@ def test_generated_answer_through_ollama(engine: Engine, settings: Settings) -> 
     """`NEORAG_LLM__PROVIDER=ollama` is langchain-ollama's ChatOllama over Ollama's native
     API (a base URL ending in `/v1`, Ollama's OpenAI-compatible path, is accepted): the
     answer parses, cites and carries Ollama's token counts, whole and streamed."""
-    reply = ("Lothair II's mother is Ermengarde of Tours [2].\n", "Answer: 20 March 851 [2]")
-    with fake_ollama_server(reply) as chat:
-        llm = with_overrides(
-            settings,
-            {"llm.provider": "ollama", "llm.model": "llama3.1", "llm.base_url": chat.url + "/v1"},
-        )
-        model = chat_model(llm)
-        assert type(model).__name__ == "ChatOllama"
-        result = engine.retriever("default").retrieve(QUESTION)
-        ans = answer(engine, result, model)
-        usage: dict[str, int] = {}
-        streamed = "".join(stream(model, result, usage))
-    assert ans.text == "20 March 851 [2]" and ans.citations == [2] and not ans.extractive
+    with fake_ollama_server(GENERATED) as chat:
+        llm = {"provider": "ollama", "model": "llama3.1", "base_url": chat.url + "/v1"}
+        ans, usage = _generate(engine, settings, llm, "ChatOllama")
     assert ans.usage["prompt_tokens"] == PROMPT_TOKENS
     assert ans.usage["completion_tokens"] == COMPLETION_TOKENS
     assert usage["prompt_tokens"] == PROMPT_TOKENS
-    assert parse_generation(streamed, len(result.context)).text == ans.text
     assert chat.requests[0]["model"] == "llama3.1"
     assert QUESTION in chat.requests[0]["messages"][-1]["content"]
 

@@ -111,6 +111,19 @@ def test_bad_lines_are_reported_every_time(
         assert [s.reason for s in report.skipped] and report.unchanged + len(report.new) == 1
 
 
+def break_chunking_of(monkeypatch: pytest.MonkeyPatch, name: str):  # type: ignore[no-untyped-def]
+    """Make chunking raise for the files called `name`; returns the real chunker."""
+    real = runner.chunk_document
+
+    def failing(doc, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if doc.source.endswith(name):
+            raise RuntimeError("chunker broke")
+        return real(doc, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "chunk_document", failing)
+    return real
+
+
 def test_a_document_that_failed_is_tried_again(
     embedded_store: EmbeddedStore,
     tmp_path: Path,
@@ -119,14 +132,7 @@ def test_a_document_that_failed_is_tried_again(
     parses: Counter[str],
 ) -> None:
     root = write_corpus(tmp_path / "docs", "A")
-    real = runner.chunk_document
-
-    def failing(doc, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if doc.source.endswith("install.md"):
-            raise RuntimeError("chunker broke")
-        return real(doc, *args, **kwargs)
-
-    monkeypatch.setattr(runner, "chunk_document", failing)
+    real = break_chunking_of(monkeypatch, "install.md")
     first = ingest(embedded_store, root, tmp_path / "idx", models)
     assert len(first.new) == 8 and any("chunker broke" in s.reason for s in first.skipped)
     monkeypatch.setattr(runner, "chunk_document", real)
@@ -152,14 +158,7 @@ def test_an_edit_that_fails_keeps_the_stored_version(
     before_texts = [c.text for c in embedded_store.document_chunks([install])]
     path = root / "guide" / "install.md"
     path.write_text(path.read_text() + "\nA new closing line about make check.\n")
-    real = runner.chunk_document
-
-    def failing(doc, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if doc.source.endswith("install.md"):
-            raise RuntimeError("chunker broke")
-        return real(doc, *args, **kwargs)
-
-    monkeypatch.setattr(runner, "chunk_document", failing)
+    real = break_chunking_of(monkeypatch, "install.md")
     failed = ingest(embedded_store, root, tmp_path / "idx", models)
     assert any("chunker broke" in s.reason for s in failed.skipped)
     assert embedded_store.documents()[install].content_hash == before.content_hash
