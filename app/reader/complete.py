@@ -7,6 +7,9 @@ where the NER model ends them), so the best one can be a fragment of the answer:
 - "Where was X born?" read from "born in Bay Ridge, Brooklyn": "Bay Ridge" is a place
   and the place it lies in follows it; the answer names both, as the sentence does (not
   when the two are items of a list).
+- "How many members …" read from "has seven members": the candidate is "seven", the
+  answer "seven members", as a person says a count, with its qualifier ("over 600
+  stores") when the sentence gives one.
 - A name the NER model cut inside its own proper-noun run: "North Greenwich" of "the North
   Greenwich Arena", "Landing Place" of "Captain Cook's Landing Place", "Go" of "Teen Titans
   Go!" — the capitalised words that modify it, or that it modifies, belong to the name.
@@ -16,10 +19,12 @@ from __future__ import annotations
 
 from spacy.tokens import Doc, Token
 
-from app.reader.question import QuestionAnalysis
+from app.reader.question import COUNTING, QuestionAnalysis
 
 _PLACES = frozenset({"GPE", "LOC"})
 _MODIFIES = frozenset({"compound", "amod", "nmod"})
+_COUNTS = frozenset({"CARDINAL", "QUANTITY", "MONEY"})
+_QUALIFIERS = frozenset({"quantmod", "advmod", "amod"})
 
 
 def completed(
@@ -30,6 +35,8 @@ def completed(
     "Silverrun river", for "which river")."""
     if end <= start or end > len(doc):
         return start, end
+    if question.wh in COUNTING and label in _COUNTS:
+        return _counted(question, doc, start, end)
     if label != "NOUN":
         start, end = _name_run(doc, start, end)
     if end < len(doc) and question.head and label == "NOUN":
@@ -48,6 +55,27 @@ def completed(
         if first and second and {first.label_, second.label_} <= _PLACES and not listed:
             return start, second.end
     return start, end
+
+
+def _counted(question: QuestionAnalysis, doc: Doc, start: int, end: int) -> tuple[int, int]:
+    """The count with the noun it counts when that is the question's ("seven members"),
+    and the words before it that qualify it ("over", "more than")."""
+    counted = doc[end - 1].head
+    if (
+        doc[end - 1].dep_ != "nummod"
+        or counted.i < end
+        or counted.pos_ != "NOUN"
+        or not {counted.lower_, counted.lemma_.lower()} & question.content
+    ):
+        return start, end
+    while start > 0 and _qualifies(doc[start - 1], start, end):
+        start -= 1
+    return start, counted.i + 1
+
+
+def _qualifies(token: Token, start: int, end: int) -> bool:
+    """ "over" of "over 600", "more than" of "more than 25 million"; not "all" of "all 30"."""
+    return token.dep_ in _QUALIFIERS and token.pos_ != "DET" and start <= token.head.i < end
 
 
 def _name_run(doc: Doc, start: int, end: int) -> tuple[int, int]:

@@ -5,6 +5,10 @@ by in full, "Edward Franklin Albee III (March 12, 1928 – …) was …". The an
 the sources use. Only a page's opening name that holds every word of the option (an
 initial standing for a word: "Joseph L. Mankiewicz" in "Joseph Leo Mankiewicz") and says
 more than it does counts.
+
+The reverse holds for a span answer: read from a page's opening sentence, it can be the
+full name ("Sir Frank P. Lowy") of someone the sources title by the short one ("Frank
+Lowy"); the answer then leads with the title (`titled`).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import re
 from collections.abc import Sequence
 
 from app.eval.metrics import normalize_answer
-from app.reader.context import Evidence
+from app.reader.context import Evidence, clean_title
 
 _OPENING = re.compile(r"^(?P<name>[^(),;]+?)\s*(?:\(|,| is | was | are | were )")
 _PARTICLES = frozenset({"de", "da", "di", "du", "van", "von", "der", "den", "la", "le", "of", "y"})
@@ -62,4 +66,16 @@ def full_name(option: str, pages: Sequence[Evidence]) -> str | None:
         full = _words(name)
         if len("".join(full)) > len("".join(short)) and _holds(full, short):
             return name
+    return None
+
+
+def titled(answer: str, evidence: Sequence[Evidence]) -> str | None:
+    """The title of a retrieved page whose name `answer` says in full ("Frank Lowy" for
+    "Sir Frank P. Lowy"), or None. Both end on the same word: "Deckers Creek Trail" is
+    not the creek."""
+    full = _words(answer)
+    for title in dict.fromkeys(clean_title(e.title) for e in evidence if e.title):
+        short = _words(title)
+        if 2 <= len(short) < len(full) and full[-1] == short[-1] and _holds(full, short):
+            return title
     return None

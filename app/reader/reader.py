@@ -21,7 +21,8 @@ from spacy.tokens import Doc
 from app.reader.complete import completed
 from app.reader.context import Context, Evidence
 from app.reader.decide import choose, passages_of, yes_or_no
-from app.reader.names import full_name
+from app.reader.lexicon import NAMED
+from app.reader.names import full_name, titled
 from app.reader.question import AnswerKind, QuestionAnalysis, analyse, in_context
 from app.reader.scoring import Scored, score_spans
 from app.reader.shared import prefer_shared
@@ -104,8 +105,11 @@ class Reader:
             return Reading("", "span", ranked=ranked, how="no candidate span")
         best = scored[0]
         docs = dict(parsed)
+        answer = _answer_text(analysis, best, docs.get(best.evidence))
+        if best.label in NAMED and (title := titled(answer, evidence)):
+            answer = _both(title, answer)
         return Reading(
-            _cut(_answer_text(analysis, best, docs.get(best.evidence))),
+            _cut(answer),
             "span",
             [best.evidence],
             [(s.text, round(s.score, 3)) for s in scored[:SHOWN_CANDIDATES]],
@@ -138,10 +142,13 @@ def _in_full(option: str, pages: Sequence[Evidence]) -> str:
     """The option as the question names it, then as its page does when that says more
     (`names`): "Otto Preminger (Otto Ludwig Preminger)"."""
     full = full_name(option, pages)
-    if full is None:
-        return option
-    both = f"{option} ({full})"
-    return both if len(both.split()) <= MAX_WORDS else full
+    return option if full is None else _both(option, full)
+
+
+def _both(name: str, other: str) -> str:
+    """ "name (other)" when it fits the short answer, else the longer of the two."""
+    both = f"{name} ({other})"
+    return both if len(both.split()) <= MAX_WORDS else max(name, other, key=len)
 
 
 def _cut(text: str) -> str:

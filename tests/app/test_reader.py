@@ -306,6 +306,24 @@ def test_the_answer_is_completed_from_its_sentence(reader: Reader) -> None:
     assert reader.read("Where did Ann Lee live?", writer).short == "Boston"
 
 
+def test_a_count_names_what_it_counts(reader: Reader) -> None:
+    """ "How many members …?" is answered "seven members", with the qualifier the
+    sentence gives ("over 600 stores"); a count of something the question does not ask
+    about stays bare, and a determiner is not a qualifier."""
+    band = evidence(
+        ("Blue Nine", "Blue Nine is a South Korean boy group. The group has seven members.")
+    )
+    assert reader.read("How many members are in Blue Nine?", band).short == "seven members"
+    shop = evidence(("Spencer Gifts", "Spencer Gifts has over 600 stores in the United States."))
+    assert reader.read("How many stores does Spencer Gifts have?", shop).short == (
+        "over 600 stores"
+    )
+    teams = evidence(("Winter Meetings", "All 30 teams attend the Winter Meetings in December."))
+    assert reader.read("How many teams attend the Winter Meetings?", teams).short == "30 teams"
+    age = evidence(("Ola Berg", "Ola Berg was a Swedish painter who kept 80 horses."))
+    assert reader.read("How many paintings did Ola Berg make?", age).short == "80"
+
+
 @pytest.mark.parametrize(
     ("sentence", "cut", "name"),
     [
@@ -402,7 +420,7 @@ def test_how_many_asks_for_a_count_whatever_the_noun(reader: Reader) -> None:
         Evidence(2, "Block B", "Block B is a South Korean boy group of seven members.", 0.5, 0),
         Evidence(2, "Block B", "The group was formed by Cho PD in Seoul.", 0.1, 1),
     ]
-    assert reader.read(question, evidence).short == "seven"
+    assert reader.read(question, evidence).short == "seven members"
 
 
 def test_a_wh_word_opening_a_condition_is_not_the_question(reader: Reader) -> None:

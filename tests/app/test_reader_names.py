@@ -1,9 +1,11 @@
-"""A chosen option said as the question names it and as its page does (app/reader/names.py)."""
+"""A name said as the question or the page title names it and as its page does
+(app/reader/names.py)."""
 
 from __future__ import annotations
 
 from app.reader.context import Evidence
-from app.reader.names import full_name, opening_name
+from app.reader.names import full_name, opening_name, titled
+from app.reader.reader import shared_reader
 
 
 def _page(title: str, first: str) -> list[Evidence]:
@@ -36,3 +38,25 @@ def test_full_name_holds_the_option_and_says_more() -> None:
     assert full_name("Edward Albee", other) is None  # does not hold the option's words
     later = [Evidence(1, "Edward Albee", "Edward Franklin Albee III was born.", 1.0, 3)]
     assert full_name("Edward Albee", later) is None  # only a page's first sentence
+
+
+def test_a_full_name_read_from_a_page_is_titled_by_the_page() -> None:
+    lowy = _page("Frank Lowy", "Sir Frank P. Lowy (born 1930) is a businessman.")
+    assert titled("Sir Frank P. Lowy", lowy) == "Frank Lowy"
+    disambiguated = _page("Timothy McVeigh (bomber)", "Timothy James McVeigh was a terrorist.")
+    assert titled("Timothy James McVeigh", disambiguated) == "Timothy McVeigh"
+    creek = _page("Deckers Creek", "Deckers Creek is a tributary of the Monongahela River.")
+    assert titled("The Deckers Creek Trail", creek) is None  # another thing: another head
+    assert titled("Frank Lowy", lowy) is None  # the title itself: nothing to add
+    assert titled("Sir Frank P. Lowy", _page("Lowy", "Lowy is a surname.")) is None  # one word
+
+
+def test_a_span_answer_leads_with_its_page_title() -> None:
+    lowy = [
+        Evidence(
+            1, "Frank Lowy", "Sir Frank P. Lowy (born 1930) is an Australian businessman.", 1.0, 0
+        ),
+        Evidence(1, "Frank Lowy", "He chaired the Australia 2022 FIFA World Cup bid.", 0.9, 1),
+    ]
+    reading = shared_reader().read("Which businessman chaired the Australia 2022 bid?", lowy)
+    assert reading.short == "Frank Lowy (Sir Frank P. Lowy)"
