@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # `make test`: start a fresh, real Neo4j + GDS on test ports, run every test against it, stop it.
 # NEORAG_SKIP_NEO4J=1 is the explicit opt-out: Neo4j-backed tests are then reported as skipped.
+# NEORAG_TEST_RUN_DIR (default .neo4j/test) is the server's directory, wiped on every run.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 py="$repo/.venv/bin/python"
-export NEO4J_RUN_DIR="$repo/.neo4j/test"
+export NEO4J_RUN_DIR="${NEORAG_TEST_RUN_DIR:-$repo/.neo4j/test}"
 export NEO4J_BOLT_PORT="${NEORAG_TEST_BOLT_PORT:-7688}" NEO4J_HTTP_PORT="${NEORAG_TEST_HTTP_PORT:-7475}"
 export NEO4J_HEAP="${NEO4J_HEAP:-1g}" NEO4J_PAGECACHE="${NEO4J_PAGECACHE:-256m}"
 unset NEO4J_PASSWORD
@@ -15,16 +16,22 @@ if [[ "${NEORAG_SKIP_NEO4J:-0}" == "1" ]]; then
   exec "$py" -m pytest "$@"
 fi
 
-ops/neo4j/server.sh stop >/dev/null 2>&1 || true
-rm -rf "$NEO4J_RUN_DIR"
-ops/neo4j/server.sh start
-trap 'ops/neo4j/server.sh stop' EXIT
-if ! "$py" ops/neo4j/wait_ready.py "bolt://127.0.0.1:$NEO4J_BOLT_PORT" "$NEO4J_RUN_DIR/password" 240; then
+cannot_start() {
   echo "make test: could not start Neo4j + GDS (logs in $NEO4J_RUN_DIR/logs); last lines:" >&2
-  tail -n 20 "$NEO4J_RUN_DIR/logs/console.log" "$NEO4J_RUN_DIR/logs/neo4j.log" >&2 || true
+  tail -n 20 "$NEO4J_RUN_DIR/logs/console.log" "$NEO4J_RUN_DIR/logs/neo4j.log" >&2 2>/dev/null || true
+  local cause
+  cause="$(grep -h "Caused by:" "$NEO4J_RUN_DIR/logs/neo4j.log" 2>/dev/null | tail -n 1 | sed 's/^.*Exception: //')" || true
+  [[ -n "$cause" ]] && echo "make test: the server's reason: $cause" >&2
   echo "make test: fix the above, or run NEORAG_SKIP_NEO4J=1 make test to skip Neo4j-backed tests" >&2
   exit 1
-fi
+}
+
+ops/neo4j/server.sh stop >/dev/null 2>&1 || true
+rm -rf "$NEO4J_RUN_DIR"
+trap 'ops/neo4j/server.sh stop' EXIT
+ops/neo4j/server.sh start || cannot_start
+"$py" ops/neo4j/wait_ready.py "bolt://127.0.0.1:$NEO4J_BOLT_PORT" "$NEO4J_RUN_DIR/password" 240 \
+  "$NEO4J_RUN_DIR/neo4j.pid" || cannot_start
 "$py" ops/neo4j/mark_test_db.py "bolt://127.0.0.1:$NEO4J_BOLT_PORT" "$NEO4J_RUN_DIR/password"
 export NEO4J_URI="bolt://127.0.0.1:$NEO4J_BOLT_PORT" NEO4J_USER=neo4j
 NEO4J_PASSWORD="$(cat "$NEO4J_RUN_DIR/password")"
