@@ -1,9 +1,10 @@
 """What the full analytics pass costs by corpus size, and how far patched communities drift
 from a fresh Leiden run (embedded backend, in-process algorithms).
 
-    python bench/analytics_bench.py .neorag/bench/run --out bench/out/analytics-2wiki.json
+    python bench/analytics_bench.py DATA_DIR [--collection NAME] --out bench/out/analytics-X.json
 
-Reads the RELATED graph of an indexed store (`<data dir>/embedded/graph.sqlite`), times
+Reads the RELATED graph of a collection's embedded store (`DATA_DIR`'s `NAME`, as
+`neorag --collection NAME` with `NEORAG_DATA_DIR=DATA_DIR` reads it), times
 Leiden, FastRP and spectral coordinates on the subgraphs induced by random samples of its
 documents (nested, seeded), and compares the stored communities with a fresh Leiden run
 over the whole graph (NMI and adjusted Rand index) — after `bench/change_bench.py` the
@@ -32,15 +33,21 @@ def main() -> None:
     from graph.algorithms.leiden import leiden
     from graph.algorithms.spectral import spectral_coordinates
     from graph.config import AlgorithmConfig
+    from app.services import store_path
+    from app.settings import Settings
     from graph.embedded.store import EmbeddedStore
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data_dir", type=Path)
+    parser.add_argument("--collection", default="default")
     parser.add_argument("--sizes", default="500,1000,2000,4000")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     cfg = AlgorithmConfig()
-    store = EmbeddedStore(args.data_dir / "embedded" / "graph.sqlite")
+    settings = Settings(backend="embedded", data_dir=args.data_dir, collection=args.collection)
+    if not store_path(settings).is_file():
+        sys.exit(f"no embedded store for collection {args.collection!r} in {args.data_dir}")
+    store = EmbeddedStore(store_path(settings), settings.collection)
     graph = store._memory.chunk_graph()
     ids, adj = graph.ids, graph.adj
     doc_of = np.array([c.rsplit("#", 1)[0] for c in ids])
@@ -91,6 +98,7 @@ def main() -> None:
         )
     result = {
         "store": str(args.data_dir),
+        "collection": args.collection,
         "command": " ".join(["python", "bench/analytics_bench.py", *sys.argv[1:]]),
         "sizes": sizes,
         "stored_vs_fresh_leiden": {
