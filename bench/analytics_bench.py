@@ -28,13 +28,13 @@ def main() -> None:
     import igraph
     import numpy as np
 
+    from app.services import store_path
+    from app.settings import Settings
     from bench.json_out import emit
     from graph.algorithms.fastrp import fastrp
     from graph.algorithms.leiden import leiden
     from graph.algorithms.spectral import spectral_coordinates
     from graph.config import AlgorithmConfig
-    from app.services import store_path
-    from app.settings import Settings
     from graph.embedded.store import EmbeddedStore
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
