@@ -20,6 +20,7 @@ from __future__ import annotations
 from spacy.tokens import Doc, Token
 
 from app.reader.question import COUNTING, QuestionAnalysis
+from app.reader.spans import MAX_WORDS
 
 _PLACES = frozenset({"GPE", "LOC"})
 _MODIFIES = frozenset({"compound", "amod", "nmod"})
@@ -39,6 +40,8 @@ def completed(
         return _counted(question, doc, start, end)
     if label != "NOUN":
         start, end = _name_run(doc, start, end)
+        if question.plural:
+            start, end = _listed(doc, start, end)
     if end < len(doc) and question.head and label == "NOUN":
         nxt, last = doc[end], doc[end - 1]
         if (
@@ -76,6 +79,24 @@ def _counted(question: QuestionAnalysis, doc: Doc, start: int, end: int) -> tupl
 def _qualifies(token: Token, start: int, end: int) -> bool:
     """ "over" of "over 600", "more than" of "more than 25 million"; not "all" of "all 30"."""
     return token.dep_ in _QUALIFIERS and token.pos_ != "DET" and start <= token.head.i < end
+
+
+def _listed(doc: Doc, start: int, end: int) -> tuple[int, int]:
+    """The whole list of names the span is an item of ("the Detroit Lions and the Los
+    Angeles Rams"), when it fits a short answer; else the span."""
+    root = doc[start:end].root
+    top = root
+    while top.dep_ == "conj" and top.head.i != top.i:
+        top = top.head
+    items = sorted([top, *top.conjuncts], key=lambda t: t.i)
+    if len(items) < 2 or not all(t.pos_ == "PROPN" or t.ent_type_ for t in items[:-1]):
+        return start, end
+    first = next((e for e in doc.ents if e.start <= items[0].i < e.end), None)
+    lo = min(first.start if first is not None else items[0].left_edge.i, start)
+    last = items[-1]
+    entity = next((e for e in doc.ents if e.start <= last.i < e.end), None)
+    hi = max(entity.end if entity is not None else last.i + 1, end)
+    return (lo, hi) if hi - lo <= MAX_WORDS + 4 else (start, end)
 
 
 def _name_run(doc: Doc, start: int, end: int) -> tuple[int, int]:

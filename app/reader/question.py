@@ -64,6 +64,7 @@ class QuestionAnalysis:
     slot: Slot | None = None  # the wh-word's role and verb: ("subj", {"make", "made"})
     event: Event | None = None  # "When did X die?": the biography event asked about
     technical: bool = False  # asks for something to type: a setting, a function, a flag
+    plural: bool = False  # the asked-about noun is plural ("which two teams"): maybe a list
 
 
 def analyse(doc: Doc) -> QuestionAnalysis:
@@ -116,6 +117,7 @@ def analyse(doc: Doc) -> QuestionAnalysis:
         slot=_slot(doc, _wh_position(doc)),
         event=asked_event(content, focus),
         technical=technical,
+        plural=_plural(doc, head) and wh not in COUNTING,
     )
 
 
@@ -286,6 +288,15 @@ def _wh_and_head(doc: Doc) -> tuple[str, str]:
         if low in ("who", "whom", "when", "where", "why"):
             return ("who" if low == "whom" else low), ""
     return "", ""
+
+
+def _plural(doc: Doc, head: str) -> bool:
+    """The asked-about noun is said in the plural after the wh-word ("What were the
+    nations …", "Which two teams …")."""
+    at = _wh_position(doc)
+    if not head or at < 0:
+        return False
+    return any(t.lemma_.lower() == head and t.tag_ in ("NNS", "NNPS") for t in doc[at : at + 6])
 
 
 FOCUS_WINDOW = 4

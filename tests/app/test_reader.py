@@ -306,6 +306,35 @@ def test_the_answer_is_completed_from_its_sentence(reader: Reader) -> None:
     assert reader.read("Where did Ann Lee live?", writer).short == "Boston"
 
 
+def test_a_plural_question_is_answered_with_the_whole_list(reader: Reader) -> None:
+    """ "Which two teams …?" names both teams the sentence lists; a singular question keeps
+    one item, and a count is not a list."""
+    coach = evidence(
+        (
+            "Chuck Long",
+            "Chuck Long is an American football coach. "
+            "He played for the Detroit Lions and the Los Angeles Rams.",
+        )
+    )
+    assert reader.read("Which two teams did Chuck Long play for?", coach).short == (
+        "the Detroit Lions and the Los Angeles Rams"
+    )
+    assert reader.read("Which team did Chuck Long play for?", coach).short in (
+        "the Detroit Lions",
+        "the Los Angeles Rams",
+    )
+    league = evidence(
+        (
+            "Iroquois",
+            "The Iroquois were a confederacy. After 1722 it comprised the Mohawk, Onondaga, "
+            "Oneida, Cayuga, Seneca and Tuscarora.",
+        )
+    )
+    assert reader.read("What were the nations of the Iroquois after 1722?", league).short == (
+        "Mohawk, Onondaga, Oneida, Cayuga, Seneca and Tuscarora"
+    )
+
+
 def test_a_count_names_what_it_counts(reader: Reader) -> None:
     """ "How many members …?" is answered "seven members", with the qualifier the
     sentence gives ("over 600 stores"); a count of something the question does not ask
