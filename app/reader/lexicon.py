@@ -114,7 +114,8 @@ HEAD_LABELS: dict[str, dict[str, float]] = {
         _FACILITY,
     ),
     **_labelled("version release", {"VERSION": 1.0, "CARDINAL": 0.3, "DATE": 0.3}),
-    **_labelled("number population amount percentage", {"CARDINAL": 1.0, "PERCENT": 0.6}),
+    **_labelled("number population amount", {"CARDINAL": 1.0, "PERCENT": 0.6}),
+    **_labelled("percentage percent proportion", {"PERCENT": 1.0, "CARDINAL": 0.5}),
     **_labelled(
         "profession occupation job position role genre kind type species genus breed "
         "animal instrument sport style form family order class category field discipline "

@@ -320,12 +320,17 @@ def _noun_index(tokens: list, start: int) -> int:
 
 
 def _noun_at(tokens: list, j: int) -> str:
-    """The lemma of the noun phrase at `j`: its head for a compound ("fight [song]"), the
-    noun after a carrier ("what type of [film]", marked "type:film": a class is asked)."""
+    """The lemma of the noun phrase at `j`: its head for a compound ("fight [song]", "New
+    York [county]"), the noun after a carrier ("what type of [film]", marked "type:film": a
+    class is asked)."""
     if j < 0:
         return ""
     token = tokens[j]
-    while token.dep_ == "compound" and token.head.i > token.i and token.head.pos_ == "NOUN":
+    while (
+        token.dep_ == "compound"
+        and token.head.i > token.i
+        and (token.head.pos_ == "NOUN" or token.pos_ == token.head.pos_ == "PROPN")
+    ):
         token = token.head
     lemma = token.lemma_.lower()
     k = token.i - tokens[0].i

@@ -466,3 +466,23 @@ def test_a_wh_word_opening_a_condition_is_not_the_question(reader: Reader) -> No
     assert wh("When the war ended, who became the president of the republic?") == "who"
     assert wh("When was the pianist who recorded Live at the Hall born?") == "when"
     assert wh("Bill Nelson flew on a shuttle launched for the first time in what year?") == "what"
+
+
+@pytest.mark.parametrize(
+    ("question", "head", "label"),
+    [
+        ("Politician Lyman Sherwood was born in what New York county?", "county", "GPE"),
+        ("On which Bob Dylan album does the song appear?", "album", "WORK_OF_ART"),
+        # a common noun before a name is not its modifier's head
+        ("Which country Thomas Lyon-Bowes's father is from?", "country", "GPE"),
+        ("What percentage of Eritrea adheres to Islam?", "percentage", "PERCENT"),
+    ],
+)
+def test_the_asked_noun_is_the_head_of_its_phrase(
+    reader: Reader, question: str, head: str, label: str
+) -> None:
+    """The noun a wh-word asks about is the head of its noun phrase, past the names that
+    modify it, and a percentage is asked for as a percent."""
+    analysis = analyse(reader.parse([question])[0])
+    assert analysis.head == head
+    assert max(analysis.labels, key=analysis.labels.get) == label
