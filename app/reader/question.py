@@ -26,6 +26,7 @@ from app.reader.lexicon import (
     LARGER_WORDS,
     LATER_WORDS,
     LIFESPAN_WORDS,
+    PERSON_LABELS,
     SHORTER_WORDS,
     SMALLER_WORDS,
     STOP,
@@ -83,8 +84,8 @@ def analyse(doc: Doc) -> QuestionAnalysis:
     if head.startswith("type:"):
         head = head.removeprefix("type:")
         labels = dict(CLASS_LABELS)
-    elif head in HEAD_LABELS and wh not in COUNTING:
-        labels = dict(HEAD_LABELS[head])
+    elif wh not in COUNTING and (head in HEAD_LABELS or person_noun(head)):
+        labels = dict(HEAD_LABELS.get(head, PERSON_LABELS))
     technical = _technical(doc, wh, head)
     if technical:
         for label, prior in TECHNICAL_LABELS.items():
@@ -288,6 +289,12 @@ def _wh_and_head(doc: Doc) -> tuple[str, str]:
         if low in ("who", "whom", "when", "where", "why"):
             return ("who" if low == "whom" else low), ""
     return "", ""
+
+
+def person_noun(noun: str) -> bool:
+    """A noun for someone by what they do, by its suffix: "essayist", "pianist",
+    "historian", "librarian" (the lexicon cannot list them all)."""
+    return len(noun) > 5 and noun.endswith(("ist", "ian"))
 
 
 def _plural(doc: Doc, head: str) -> bool:

@@ -476,13 +476,16 @@ def test_a_wh_word_opening_a_condition_is_not_the_question(reader: Reader) -> No
         # a common noun before a name is not its modifier's head
         ("Which country Thomas Lyon-Bowes's father is from?", "country", "GPE"),
         ("What percentage of Eritrea adheres to Islam?", "percentage", "PERCENT"),
+        # someone named by what they do, beyond the lexicon's list
+        ("The essay is by what English essayist?", "essayist", "PERSON"),
+        ("Which historian wrote the book?", "historian", "PERSON"),
     ],
 )
 def test_the_asked_noun_is_the_head_of_its_phrase(
     reader: Reader, question: str, head: str, label: str
 ) -> None:
     """The noun a wh-word asks about is the head of its noun phrase, past the names that
-    modify it, and a percentage is asked for as a percent."""
+    modify it; a percentage is asked for as a percent, an "-ist" or "-ian" as a person."""
     analysis = analyse(reader.parse([question])[0])
     assert analysis.head == head
     assert max(analysis.labels, key=analysis.labels.get) == label
