@@ -17,7 +17,7 @@ where the NER model ends them), so the best one can be a fragment of the answer:
 
 from __future__ import annotations
 
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc, Span, Token
 
 from app.reader.question import COUNTING, QuestionAnalysis
 from app.reader.spans import MAX_WORDS
@@ -52,7 +52,7 @@ def completed(
         ):
             return start, end + 1
     if end + 1 < len(doc) and doc[end].text == "," and _places_asked(question):
-        first = next((e for e in doc.ents if e.start <= start < e.end), None)
+        first = _entity_at(doc, start)
         second = next((e for e in doc.ents if e.start == end + 1), None)
         listed = second is not None and _in_list(doc, second.end)
         if first and second and {first.label_, second.label_} <= _PLACES and not listed:
@@ -84,19 +84,21 @@ def _qualifies(token: Token, start: int, end: int) -> bool:
 def _listed(doc: Doc, start: int, end: int) -> tuple[int, int]:
     """The whole list of names the span is an item of ("the Detroit Lions and the Los
     Angeles Rams"), when it fits a short answer; else the span."""
-    root = doc[start:end].root
-    top = root
+    top = doc[start:end].root
     while top.dep_ == "conj" and top.head.i != top.i:
         top = top.head
     items = sorted([top, *top.conjuncts], key=lambda t: t.i)
     if len(items) < 2 or not all(t.pos_ == "PROPN" or t.ent_type_ for t in items[:-1]):
         return start, end
-    first = next((e for e in doc.ents if e.start <= items[0].i < e.end), None)
+    first, last = _entity_at(doc, items[0].i), _entity_at(doc, items[-1].i)
     lo = min(first.start if first is not None else items[0].left_edge.i, start)
-    last = items[-1]
-    entity = next((e for e in doc.ents if e.start <= last.i < e.end), None)
-    hi = max(entity.end if entity is not None else last.i + 1, end)
+    hi = max(last.end if last is not None else items[-1].i + 1, end)
     return (lo, hi) if hi - lo <= MAX_WORDS + 4 else (start, end)
+
+
+def _entity_at(doc: Doc, i: int) -> Span | None:
+    """The named entity token `i` is part of, if any."""
+    return next((e for e in doc.ents if e.start <= i < e.end), None)
 
 
 def _name_run(doc: Doc, start: int, end: int) -> tuple[int, int]:

@@ -48,7 +48,6 @@ _PLACE = {"GPE": 1.0, "LOC": 0.8, "FAC": 0.3, "PROPN": 0.5}
 _NATURE = {"LOC": 1.0, "GPE": 0.6, "FAC": 0.4, "PROPN": 0.5}
 _ORG = {"ORG": 1.0, "PROPN": 0.6, "NORP": 0.2, "PERSON": 0.2}
 PERSON_LABELS = {"PERSON": 1.0, "PROPN": 0.5}
-_PERSON = PERSON_LABELS
 _WORK = {"WORK_OF_ART": 1.0, "PROPN": 0.6, "PRODUCT": 0.4, "ORG": 0.3, "EVENT": 0.2}
 _FACILITY = {"FAC": 1.0, "ORG": 0.6, "GPE": 0.3, "PROPN": 0.5}
 CLASS_LABELS = {"NOUN": 1.0, "NORP": 0.3}
@@ -90,7 +89,7 @@ HEAD_LABELS: dict[str, dict[str, float]] = {
         "cartoonist creator owner ceo chairman pope bishop saint god goddess heir "
         "successor predecessor grandson granddaughter grandfather grandmother uncle aunt "
         "nephew niece cousin partner",
-        _PERSON,
+        PERSON_LABELS,
     ),
     **_labelled(
         "film movie album song book novel play show series opera poem single painting "

@@ -79,7 +79,8 @@ def analyse(doc: Doc) -> QuestionAnalysis:
         for w in {t.lower_, t.lemma_.lower()}
         if w not in STOP and len(w) > 1
     )
-    wh, head = _wh_and_head(doc)
+    at = _wh_position(doc)  # the question's own wh-word, read once
+    wh, head = _wh_and_head(doc, at)
     labels = dict(WH_LABELS.get(wh, {}))
     if head.startswith("type:"):
         head = head.removeprefix("type:")
@@ -102,7 +103,7 @@ def analyse(doc: Doc) -> QuestionAnalysis:
     for option in options:
         wording = wording.replace(option.lower(), " ")
     order, measure = _order(wording) if kind == "choice" else (None, None)
-    focus = _focus(doc, _wh_position(doc))
+    focus = _focus(doc, at)
     return QuestionAnalysis(
         text=text,
         kind=kind,
@@ -111,14 +112,14 @@ def analyse(doc: Doc) -> QuestionAnalysis:
         labels=labels,
         content=content,
         focus=focus,
-        describe=_description(doc, head),
+        describe=_description(doc, head, at),
         options=options if kind == "choice" else [],
         order=order,
         measure=measure,
-        slot=_slot(doc, _wh_position(doc)),
+        slot=_slot(doc, at),
         event=asked_event(content, focus),
         technical=technical,
-        plural=_plural(doc, head) and wh not in COUNTING,
+        plural=_plural(doc, head, at) and wh not in COUNTING,
     )
 
 
@@ -245,13 +246,12 @@ def _focus(doc: Doc, at: int) -> frozenset[str]:
     )
 
 
-def _description(doc: Doc, head: str) -> frozenset[str]:
+def _description(doc: Doc, head: str, at: int) -> frozenset[str]:
     """Words of the noun phrase the wh-word asks about ("which [Italian painter and
     architect]"): the head noun, its modifiers and conjuncts. Evidence describes the answer
     with them ("Giotto … was an Italian painter and architect")."""
     if not head:
         return frozenset()
-    at = _wh_position(doc)
     nouns = [t for t in doc if t.lemma_.lower() == head and t.i > at]
     if not nouns:
         return frozenset({head})
@@ -263,10 +263,10 @@ def _description(doc: Doc, head: str) -> frozenset[str]:
     )
 
 
-def _wh_and_head(doc: Doc) -> tuple[str, str]:
-    """The wh-phrase ("how many", "which", "when", …) and the noun it asks about."""
+def _wh_and_head(doc: Doc, at: int) -> tuple[str, str]:
+    """The wh-phrase ("how many", "which", "when", …) and the noun it asks about (`at`:
+    the question's wh-word, `_wh_position`)."""
     tokens = list(doc)
-    at = _wh_position(doc)
     for i, t in enumerate(tokens):
         if i != at and not (t.lower_ == "how" and at < 0):
             continue
@@ -297,10 +297,9 @@ def person_noun(noun: str) -> bool:
     return len(noun) > 5 and noun.endswith(("ist", "ian"))
 
 
-def _plural(doc: Doc, head: str) -> bool:
+def _plural(doc: Doc, head: str, at: int) -> bool:
     """The asked-about noun is said in the plural after the wh-word ("What were the
     nations …", "Which two teams …")."""
-    at = _wh_position(doc)
     if not head or at < 0:
         return False
     return any(t.lemma_.lower() == head and t.tag_ in ("NNS", "NNPS") for t in doc[at : at + 6])

@@ -323,6 +323,7 @@ def test_a_plural_question_is_answered_with_the_whole_list(reader: Reader) -> No
         "the Detroit Lions",
         "the Los Angeles Rams",
     )
+    assert not analyse(reader.parse(["How many teams did Chuck Long play for?"])[0]).plural
     league = evidence(
         (
             "Iroquois",
