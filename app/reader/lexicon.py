@@ -134,6 +134,12 @@ TECH_HEADS = _words(
 TECHNICAL_LABELS = {"CODE": 1.0, "VERSION": 0.5, "CARDINAL": 0.3, "NOUN": 0.3}
 HOW_TO_SUBJECTS = _words("i we you one")
 
+# Verbs of playing a part, which pair an actor with a character (`cast`).
+PLAY_VERBS = _words(
+    "play plays played playing portray portrays portrayed portraying voice voices voiced "
+    "voicing star stars starred starring"
+)
+
 # Words that order a comparison of the two options by a date or a number.
 EARLIER_WORDS = _words("first earlier earliest older oldest before sooner") | {
     "born first",

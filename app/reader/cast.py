@@ -1,0 +1,78 @@
+"""Actors and the characters they play: which of a cast line's two names a question asks for.
+
+Film and television pages pair each actor with a character: "Geena Davis as Thelma", "her
+husband Bob (Bill Pullman)", "Ted Mosby … portrayed by Josh Radnor", "Radnor plays Ted".
+Both names are PERSON candidates of one sentence, so the entity type cannot tell them apart;
+the question's wording can. "Who played X?" and "what actor …" ask for the actor; "who does
+X play?" and "what character …" for the character.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from spacy.tokens import Doc, Token
+
+from app.reader.lexicon import PLAY_VERBS
+from app.reader.question import QuestionAnalysis, argument_slot
+
+Role = Literal["actor", "character"]
+
+_ASKED_BY_HEAD: dict[str, Role] = {
+    **dict.fromkeys(("actor", "actress", "performer", "cast"), "actor"),
+    **dict.fromkeys(("character", "role", "part"), "character"),
+}
+_OPEN, _CLOSE = "(", ")"
+
+
+def asked_role(question: QuestionAnalysis) -> Role | None:
+    """The side of a cast line the question asks for, None when it asks about neither."""
+    if question.head in _ASKED_BY_HEAD:
+        return _ASKED_BY_HEAD[question.head]
+    if question.slot is not None and question.slot[1] & PLAY_VERBS:
+        return "actor" if question.slot[0] == "subj" else "character"
+    return None
+
+
+def _name(token: Token) -> bool:
+    return token.pos_ == "PROPN" or token.ent_type_ == "PERSON"
+
+
+def _person_in_parentheses(doc: Doc, at: int) -> bool:
+    """A person's name fills the parentheses opened just before token `at`: "(Bill Pullman)",
+    not "(Hangul: …)" or "(born 1986)"."""
+    ent = next((e for e in doc.ents if e.start == at), None)
+    return (
+        ent is not None
+        and ent.label_ == "PERSON"
+        and ent.end < len(doc)
+        and doc[ent.end].text == _CLOSE
+    )
+
+
+def cast_role(doc: Doc, start: int, end: int) -> Role | None:
+    """The side of a cast line doc[start:end] stands on, or None when it is on none."""
+    if end <= start:
+        return None
+    before = doc[start - 1] if start > 0 else None
+    after = doc[end] if end < len(doc) else None
+    if after is not None and after.lower_ == "as" and end + 1 < len(doc) and _name(doc[end + 1]):
+        return "actor"  # "Geena Davis as Thelma"
+    if before is not None and before.lower_ == "as" and start >= 2 and _name(doc[start - 2]):
+        return "character"
+    if after is not None and after.text == _OPEN and _person_in_parentheses(doc, end + 1):
+        return "character"  # "Bob (Bill Pullman)"
+    if before is not None and before.text == _OPEN and _person_in_parentheses(doc, start):
+        return "actor" if start >= 2 and _name(doc[start - 2]) else None
+    found = argument_slot(doc[start:end].root)
+    if found is not None and found[1] & PLAY_VERBS:  # "portrayed by Josh Radnor"
+        return "actor" if found[0] == "subj" else "character"
+    return None
+
+
+def role_match(asked: Role | None, doc: Doc, start: int, end: int) -> float:
+    """1 when the span stands on the asked side of a cast line, -1 on the other, else 0."""
+    if asked is None:
+        return 0.0
+    said = cast_role(doc, start, end)
+    return 0.0 if said is None else (1.0 if said == asked else -1.0)

@@ -1,0 +1,78 @@
+"""Actor or character: the reader names the side of a cast line the question asks for
+(`app/reader/cast.py`). spaCy is a model: all slow."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.reader import Reader
+from app.reader.cast import asked_role, cast_role
+from app.reader.question import analyse
+from tests.app.test_reader import evidence
+
+pytestmark = pytest.mark.slow
+
+FILM = (
+    "Harbour Lights",
+    "Harbour Lights is a 1994 drama film. It stars Nora Vance as Edith and Carla Moreno as "
+    "Ruth, two sisters who run a lighthouse. Edith waits for her husband Tom (Peter Haldane) "
+    "to come back from the sea.",
+)
+CHARACTER = (
+    "Walter Finch",
+    "Walter Finch is a fictional character and the narrator of the sitcom Harbour Days, "
+    "portrayed by Dennis Lowe.",
+)
+
+
+@pytest.fixture(scope="module")
+def reader() -> Reader:
+    return Reader()
+
+
+@pytest.mark.parametrize(
+    ("question", "role"),
+    [
+        ("Who played Edith's husband in Harbour Lights?", "actor"),
+        ("What actor had the role of the narrator of Harbour Days?", "actor"),
+        ("Who does Carla Moreno play in Harbour Lights?", "character"),
+        ("What character does Nora Vance play?", "character"),
+        ("Who directed Harbour Lights?", None),
+        ("Who plays for the Detroit Lions?", "actor"),  # asked so; no cast line answers it
+    ],
+)
+def test_the_question_says_which_side_it_asks_for(
+    reader: Reader, question: str, role: str | None
+) -> None:
+    assert asked_role(analyse(reader.parse([question])[0])) == role
+
+
+def test_each_name_of_a_cast_line_has_its_side(reader: Reader) -> None:
+    def side(sentence: str, name: str) -> str | None:
+        doc = reader.parse([sentence])[0]
+        start = next(t.i for t in doc if t.text == name.split()[0])
+        return cast_role(doc, start, start + len(name.split()))
+
+    stars = "It stars Nora Vance as Edith and Carla Moreno as Ruth."
+    assert side(stars, "Nora Vance") == "actor"
+    assert side(stars, "Ruth") == "character"
+    waits = "Edith waits for her husband Tom (Peter Haldane) to come back."
+    assert side(waits, "Tom") == "character"
+    assert side(waits, "Peter Haldane") == "actor"
+    portrayed = "Walter Finch is a fictional character, portrayed by Dennis Lowe."
+    assert side(portrayed, "Dennis Lowe") == "actor"
+    # parentheses that hold no person's name are no cast line
+    born = "Jung Min-ho (Hangul: 정민호; born 6 February 1986) is a South Korean singer."
+    assert side(born, "Jung Min-ho") is None
+
+
+def test_the_reader_names_the_actor_or_the_character_asked_for(reader: Reader) -> None:
+    ev = evidence(FILM, CHARACTER)
+    assert reader.read("Who played Edith's husband in Harbour Lights?", ev).short == (
+        "Peter Haldane"
+    )
+    assert reader.read("What actor had the role of the narrator of Harbour Days?", ev).short == (
+        "Dennis Lowe"
+    )
+    assert reader.read("Who played Ruth in Harbour Lights?", ev).short == "Carla Moreno"
+    assert reader.read("Who does Carla Moreno play in Harbour Lights?", ev).short == "Ruth"
