@@ -282,13 +282,25 @@ def _wh_and_head(doc: Doc, at: int) -> tuple[str, str]:
             start = i + 1
             if start + 1 < len(tokens) and tokens[start].pos_ == "AUX":
                 start += 1  # "what is the seat of …" asks about the noun after the copula
-            head = _noun_at(tokens, _noun_index(tokens, start))
+            head = _noun_at(tokens, _determined(t) or _noun_index(tokens, start))
             if low == "what" and not head:
                 return "what", ""
             return "which" if low == "which" else low, head
         if low in ("who", "whom", "when", "where", "why"):
             return ("who" if low == "whom" else low), ""
     return "", ""
+
+
+DETERMINED_SPAN = 5  # tokens from "what" / "which" to the noun it determines
+
+
+def _determined(wh: Token) -> int:
+    """The common noun the wh-word determines, past modifiers the tagger does not call
+    nouns ("what Kenya-based company", "what French award"); 0 when it determines none."""
+    noun = wh.head
+    if wh.dep_ == "det" and noun.pos_ == "NOUN" and 0 < noun.i - wh.i <= DETERMINED_SPAN:
+        return noun.i
+    return 0
 
 
 def person_noun(noun: str) -> bool:

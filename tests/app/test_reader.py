@@ -480,13 +480,17 @@ def test_a_wh_word_opening_a_condition_is_not_the_question(reader: Reader) -> No
         # someone named by what they do, beyond the lexicon's list
         ("The essay is by what English essayist?", "essayist", "PERSON"),
         ("Which historian wrote the book?", "historian", "PERSON"),
+        # the noun the wh-word determines, past modifiers that are not nouns
+        ("What Kenya-based company owns the Tusker beer brand?", "company", "ORG"),
+        ("Ronaldinho won what French award in 2005?", "award", "WORK_OF_ART"),
     ],
 )
 def test_the_asked_noun_is_the_head_of_its_phrase(
     reader: Reader, question: str, head: str, label: str
 ) -> None:
     """The noun a wh-word asks about is the head of its noun phrase, past the names that
-    modify it; a percentage is asked for as a percent, an "-ist" or "-ian" as a person."""
+    modify it or are not nouns ("Kenya-based"); a percentage is asked for as a percent, an
+    "-ist" or "-ian" as a person."""
     analysis = analyse(reader.parse([question])[0])
     assert analysis.head == head
     assert max(analysis.labels, key=analysis.labels.get) == label
