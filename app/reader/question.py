@@ -166,6 +166,15 @@ def _technical(doc: Doc, wh: str, head: str) -> bool:
     return quotes_code(doc.text)
 
 
+def _in_title(t: Token) -> bool:
+    """A capitalised wh-word inside the question is a title's word ("the narrator of How
+    I Met Your Mother", "the host of Who Wants to be a Millionaire"), not the question's."""
+    before = [p for p in t.doc[: t.i] if not p.is_space]
+    if not before or not t.is_title:
+        return False
+    return before[-1].text not in ".?!:;"
+
+
 def _opens_adverbial_clause(t: Token) -> bool:
     """`t` is the first word of an adverbial clause and its conjunction ("[When] I
     mistype …, Git …"): a condition of the question, not what it asks."""
@@ -176,11 +185,14 @@ def _wh_position(doc: Doc) -> int:
     """Index of the question's own wh-word (-1 when there is none): the first one that
     does not open a relative clause ("a footballer [who] plays for a team in the community
     of [what]?"), else the last one; a wh-word opening an adverbial clause is not the
-    question's ("[When] I mistype `git stauts`, Git only suggests … Can it …?")."""
+    question's ("[When] I mistype `git stauts`, Git only suggests … Can it …?"), nor is one
+    in a title (`_in_title`)."""
     found = [
         t
         for t in doc
-        if (t.lower_ in _WH_WORDS or t.lower_ == "whom") and not _opens_adverbial_clause(t)
+        if (t.lower_ in _WH_WORDS or t.lower_ == "whom")
+        and not _opens_adverbial_clause(t)
+        and not _in_title(t)
     ]
     if not found:
         return -1

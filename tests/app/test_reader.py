@@ -483,6 +483,8 @@ def test_a_wh_word_opening_a_condition_is_not_the_question(reader: Reader) -> No
         # the noun the wh-word determines, past modifiers that are not nouns
         ("What Kenya-based company owns the Tusker beer brand?", "company", "ORG"),
         ("Ronaldinho won what French award in 2005?", "award", "WORK_OF_ART"),
+        # a wh-word in a title is not the question's
+        ("The actor of How I Met Your Mother plays what character?", "character", "PERSON"),
     ],
 )
 def test_the_asked_noun_is_the_head_of_its_phrase(
