@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from spacy.tokens import Doc
 
 from app.eval.metrics import normalize_answer
-from app.reader.context import Evidence
+from app.reader.context import Evidence, clean_title
 from app.reader.lexicon import STOP
 from app.reader.life import said_event
 from app.reader.question import QuestionAnalysis
@@ -81,7 +81,11 @@ def passages_of(name: str, evidence: Sequence[Evidence]) -> list[Evidence]:
 def choose(
     question: QuestionAnalysis, evidence: Sequence[Evidence], parse: Parse
 ) -> Decision | None:
-    """One of `question.options`, or None when no option has any evidence."""
+    """One of `question.options` (`as_named`), or None when no option has any evidence."""
+    titles = {normalize_answer(clean_title(e.title)) for e in evidence} - {""}
+    question = replace(
+        question, options=[as_named(o, question.text, titles) for o in question.options]
+    )
     found = {o: passages_of(o, evidence) for o in question.options}
     if not any(found.values()):
         return None
@@ -106,6 +110,29 @@ def choose(
             if key > best_key:
                 best, best_key, best_evidence = option, key, e
     return Decision(best, [best_evidence] if best_evidence else [], "coverage")
+
+
+_BEFORE = re.compile(r"(?:^|[,:;?]\s*)([^,:;?]+?)([,:])\s+$")
+_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(The|A|An)\s+$")
+
+
+def as_named(option: str, question: str, titles: set[str]) -> str:
+    """The option as the question and the evidence name it. The question's reading cuts
+    options at commas and colons and drops a leading article; a title may hold both ("Sir
+    Thomas Wheate, 1St Baronet", "A Better Tomorrow Iii: Love & Death In Saigon", "The Lone
+    Prairie"). The piece before a comma or colon is put back when, with it, the option is a
+    retrieved page's title; a capitalised article the question puts before it, always."""
+    at = question.find(option)
+    if at < 0:
+        return option
+    prefix = question[:at]
+    before = _BEFORE.search(prefix)
+    if before is not None:
+        wider = f"{before.group(1).strip()}{before.group(2)} {option}"
+        if normalize_answer(wider) in titles:
+            return wider
+    article = _ARTICLE_BEFORE.search(prefix)
+    return f"{article.group(1)} {option}" if article else option
 
 
 def _value(

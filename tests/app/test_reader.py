@@ -117,6 +117,29 @@ def test_choice_by_birth_date_and_by_count(reader: Reader) -> None:
     assert longer.short == "Vela Probe" and longer.how == "larger lifespan"
 
 
+def test_a_chosen_option_is_named_whole(reader: Reader) -> None:
+    """The question's reading cuts an option at a comma or colon and drops its article; the
+    answer names it whole when a retrieved page has the longer title, with the article the
+    question gives it."""
+    ev = evidence(
+        (
+            "Sir Edwin Marlow, 2nd Baronet",
+            "Sir Edwin Marlow, 2nd Baronet (1701 – 1790) was an English politician.",
+        ),
+        ("Tobias Renn", "Tobias Renn (1712 – 1760) was an English merchant."),
+        ("The Quiet Harbour", "The Quiet Harbour is a 1951 film directed by Anna Vos."),
+        ("Anna Vos", "Anna Vos (born 3 May 1911) was a Dutch film director."),
+        ("Red Dust", "Red Dust is a 1948 film directed by Karl Imre."),
+        ("Karl Imre", "Karl Imre (born 9 June 1905) was a Hungarian film director."),
+    )
+    lived = reader.read("Who lived longer, Sir Edwin Marlow, 2nd Baronet or Tobias Renn?", ev)
+    assert lived.short == "Sir Edwin Marlow, 2nd Baronet"
+    later = reader.read(
+        "Which film has the director who was born later, Red Dust or The Quiet Harbour?", ev
+    )
+    assert later.short == "The Quiet Harbour"
+
+
 def test_yes_no_checks_each_named_thing(reader: Reader) -> None:
     ev = evidence(
         ("Ada Quill", "Ada Quill (born 3 May 1961) is an English novelist and poet."),
