@@ -9,6 +9,7 @@ X play?" and "what character …" for the character.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from spacy.tokens import Doc, Token
@@ -20,8 +21,10 @@ Role = Literal["actor", "character"]
 
 _ASKED_BY_HEAD: dict[str, Role] = {
     **dict.fromkeys(("actor", "actress", "performer", "cast"), "actor"),
-    **dict.fromkeys(("character", "role", "part"), "character"),
+    **dict.fromkeys(("character", "role"), "character"),
 }
+# "plays for Ajax", "played with Device", "play their home games": sport and music, not a part
+_NOT_A_PART = re.compile(r"\bplay(?:s|ed|ing)?\s+(?:for|with|their|its|home)\b", re.IGNORECASE)
 _OPEN, _CLOSE = "(", ")"
 
 
@@ -29,6 +32,8 @@ def asked_role(question: QuestionAnalysis) -> Role | None:
     """The side of a cast line the question asks for, None when it asks about neither."""
     if question.head in _ASKED_BY_HEAD:
         return _ASKED_BY_HEAD[question.head]
+    if _NOT_A_PART.search(question.text):
+        return None
     if question.slot is not None and question.slot[1] & PLAY_VERBS:
         return "actor" if question.slot[0] == "subj" else "character"
     return None

@@ -38,7 +38,10 @@ def reader() -> Reader:
         ("Who does Carla Moreno play in Harbour Lights?", "character"),
         ("What character does Nora Vance play?", "character"),
         ("Who directed Harbour Lights?", None),
-        ("Who plays for the Detroit Lions?", "actor"),  # asked so; no cast line answers it
+        # sport and music: playing for a team, with a band, is no part
+        ("Who plays for the Detroit Lions?", None),
+        ("Which team does not play their home games in Ohio?", None),
+        ("What part did Dan Lewis play for Arsenal?", None),
     ],
 )
 def test_the_question_says_which_side_it_asks_for(
