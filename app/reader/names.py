@@ -6,6 +6,11 @@ the sources use. Only a page's opening name that holds every word of the option 
 initial standing for a word: "Joseph L. Mankiewicz" in "Joseph Leo Mankiewicz") and says
 more than it does counts.
 
+An acronym is said in full the same way, from the evidence that spells it out: "NHL" read
+from "the commissioner of the NHL" is answered "National Hockey League (NHL)" when a
+sentence gives "the National Hockey League (NHL)", and "EABL" from "East African Breweries
+Limited, commonly referred to as EABL" (`spelled_out`).
+
 The reverse holds for a span answer: read from a page's opening sentence, it can be the
 full name ("Sir Frank P. Lowy") of someone the sources title by the short one ("Frank
 Lowy"); the answer then leads with the title (`titled`).
@@ -78,4 +83,51 @@ def titled(answer: str, evidence: Sequence[Evidence]) -> str | None:
         short = _words(title)
         if 2 <= len(short) < len(full) and full[-1] == short[-1] and _holds(full, short):
             return title
+    return None
+
+
+_ACRONYM = re.compile(r"[A-Z][A-Z&.]{1,8}")
+_CAPITALISED_RUN = re.compile(r"[A-Z][\w'’\-]*(?:\s+(?:of|and|the|for|&|[A-Z][\w'’\-]*))*")
+_SMALL = frozenset({"of", "and", "the", "for", "&"})
+
+
+def spelled_out(acronym: str, evidence: Sequence[Evidence]) -> str | None:
+    """The capitalised words whose initials spell `acronym`, from a sentence that also says
+    the acronym; None when `acronym` is not one or no sentence spells it out."""
+    if not _ACRONYM.fullmatch(acronym):
+        return None
+    letters = acronym.replace(".", "").replace("&", "")
+    if not 2 <= len(letters) <= 6:
+        return None
+    pattern = re.compile(rf"(?<![\w.]){re.escape(acronym)}(?![\w])")
+    for e in evidence:
+        if not pattern.search(e.text):
+            continue
+        for run in _CAPITALISED_RUN.finditer(e.text):
+            words = run.group(0).split()
+            found = _spelling(words, letters)
+            if found:
+                return found
+    return None
+
+
+def _spelling(words: list[str], letters: str) -> str | None:
+    """The words of `words` from one whose initial starts `letters` on, whose initials
+    (small words skipped) spell exactly `letters`."""
+    for start, first in enumerate(words):
+        if first.lower() in _SMALL or first[0] != letters[0]:
+            continue
+        taken, i = [], 0
+        for w in words[start:]:
+            if w.lower() in _SMALL:
+                taken.append(w)
+                continue
+            if i == len(letters) or w[0] != letters[i]:
+                break
+            taken.append(w)
+            i += 1
+        while taken and taken[-1].lower() in _SMALL:
+            taken.pop()
+        if i == len(letters) and len(taken) > 1:
+            return " ".join(taken)
     return None

@@ -22,7 +22,7 @@ from app.reader.complete import completed
 from app.reader.context import Context, Evidence
 from app.reader.decide import choose, passages_of, yes_or_no
 from app.reader.lexicon import NAMED
-from app.reader.names import full_name, titled
+from app.reader.names import full_name, spelled_out, titled
 from app.reader.question import AnswerKind, QuestionAnalysis, analyse, in_context
 from app.reader.scoring import Scored, score_spans
 from app.reader.shared import prefer_shared
@@ -108,6 +108,8 @@ class Reader:
         answer = _answer_text(analysis, best, docs.get(best.evidence))
         if best.label in NAMED and (title := titled(answer, evidence)):
             answer = _both(title, answer)
+        elif best.label in NAMED and (spelled := spelled_out(answer, evidence)):
+            answer = _both(spelled, answer)
         return Reading(
             _cut(answer),
             "span",

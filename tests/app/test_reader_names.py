@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from app.reader.context import Evidence
-from app.reader.names import full_name, opening_name, titled
+from app.reader.names import full_name, opening_name, spelled_out, titled
 from app.reader.reader import shared_reader
 
 
@@ -60,3 +60,31 @@ def test_a_span_answer_leads_with_its_page_title() -> None:
     ]
     reading = shared_reader().read("Which businessman chaired the Australia 2022 bid?", lowy)
     assert reading.short == "Frank Lowy (Sir Frank P. Lowy)"
+
+
+def test_an_acronym_is_spelled_out_from_the_evidence() -> None:
+    sentences = [
+        Evidence(
+            1,
+            "Gil Brand",
+            "Gil Brand is the commissioner of the Northern Hockey "
+            "League (NHL), a post he has held since 1993.",
+            1.0,
+            0,
+        ),
+        Evidence(
+            2,
+            "Tanga Breweries",
+            "Tanga Breweries Limited, commonly referred to as TBL, "
+            "is a Kenya-based holding company.",
+            1.0,
+            0,
+        ),
+        Evidence(3, "Ida Kerr", "Ida Kerr worked for NASA and the U.S. Army.", 1.0, 0),
+    ]
+    assert spelled_out("NHL", sentences) == "Northern Hockey League"
+    assert spelled_out("TBL", sentences) == "Tanga Breweries Limited"
+    assert spelled_out("NASA", sentences) is None  # no sentence spells it out
+    assert spelled_out("Gil Brand", sentences) is None  # not an acronym
+    reading = shared_reader().read("What Kenya-based company owns the Tusker brand?", sentences)
+    assert reading.short == "Tanga Breweries Limited (TBL)"
