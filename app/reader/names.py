@@ -11,6 +11,9 @@ from "the commissioner of the NHL" is answered "National Hockey League (NHL)" wh
 sentence gives "the National Hockey League (NHL)", and "EABL" from "East African Breweries
 Limited, commonly referred to as EABL" (`spelled_out`).
 
+Asked for a middle name, the answer is the person the evidence points to, said by the middle
+of the full name the person's page opens with: "Andreas (Peter Andreas Thiel)" (`middle_name`).
+
 The reverse holds for a span answer: read from a page's opening sentence, it can be the
 full name ("Sir Frank P. Lowy") of someone the sources title by the short one ("Frank
 Lowy"); the answer then leads with the title (`titled`).
@@ -23,6 +26,7 @@ from collections.abc import Sequence
 
 from app.eval.metrics import normalize_answer
 from app.reader.context import Evidence, clean_title
+from app.reader.decide import passages_of
 
 _OPENING = re.compile(r"^(?P<name>[^(),;]+?)\s*(?:\(|,| is | was | are | were )")
 _PARTICLES = frozenset({"de", "da", "di", "du", "van", "von", "der", "den", "la", "le", "of", "y"})
@@ -131,3 +135,20 @@ def _spelling(words: list[str], letters: str) -> str | None:
         if i == len(letters) and len(taken) > 1:
             return " ".join(taken)
     return None
+
+
+_MIDDLE = re.compile(r"\bmiddle names?\b", re.IGNORECASE)
+
+
+def asks_middle_name(question: str) -> bool:
+    return _MIDDLE.search(question) is not None
+
+
+def middle_name(person: str, evidence: Sequence[Evidence]) -> tuple[str, str] | None:
+    """(middle name, full name) of `person`, from the fuller name its page opens with (or
+    the name itself when it has three words or more); None without a middle."""
+    full = full_name(person, passages_of(person, evidence)) or person
+    words = full.split()
+    if len(words) < 3:
+        return None
+    return " ".join(words[1:-1]), full

@@ -22,7 +22,13 @@ from app.reader.complete import completed
 from app.reader.context import Context, Evidence
 from app.reader.decide import choose, passages_of, yes_or_no
 from app.reader.lexicon import NAMED
-from app.reader.names import full_name, spelled_out, titled
+from app.reader.names import (
+    asks_middle_name,
+    full_name,
+    middle_name,
+    spelled_out,
+    titled,
+)
 from app.reader.question import AnswerKind, QuestionAnalysis, analyse, in_context
 from app.reader.scoring import Scored, score_spans
 from app.reader.shared import prefer_shared
@@ -106,7 +112,9 @@ class Reader:
         best = scored[0]
         docs = dict(parsed)
         answer = _answer_text(analysis, best, docs.get(best.evidence))
-        if best.label in NAMED and (title := titled(answer, evidence)):
+        if asks_middle_name(analysis.text) and (middle := middle_name(answer, evidence)):
+            answer = _both(*middle)
+        elif best.label in NAMED and (title := titled(answer, evidence)):
             answer = _both(title, answer)
         elif best.label in NAMED and (spelled := spelled_out(answer, evidence)):
             answer = _both(spelled, answer)

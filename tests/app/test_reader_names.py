@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from app.reader.context import Evidence
-from app.reader.names import full_name, opening_name, spelled_out, titled
+from app.reader.names import full_name, middle_name, opening_name, spelled_out, titled
 from app.reader.reader import shared_reader
 
 
@@ -88,3 +88,16 @@ def test_an_acronym_is_spelled_out_from_the_evidence() -> None:
     assert spelled_out("Gil Brand", sentences) is None  # not an acronym
     reading = shared_reader().read("What Kenya-based company owns the Tusker brand?", sentences)
     assert reading.short == "Tanga Breweries Limited (TBL)"
+
+
+def test_a_middle_name_asked_for_is_read_from_the_full_name() -> None:
+    sentences = [
+        Evidence(1, "The Long Road", '"The Long Road" profiles the investor Paul Haas.', 1.0, 0),
+        Evidence(2, "Paul Haas", "Paul Anton Haas (born 1967) is an American investor.", 1.0, 0),
+    ]
+    assert middle_name("Paul Haas", sentences) == ("Anton", "Paul Anton Haas")
+    assert middle_name("Ida Kerr", sentences) is None  # no fuller name, no middle
+    reading = shared_reader().read(
+        "What is the middle name of the investor profiled in The Long Road?", sentences
+    )
+    assert reading.short == "Anton (Paul Anton Haas)"
