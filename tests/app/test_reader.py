@@ -287,6 +287,21 @@ def test_a_shared_attribute_is_named_on_every_thing_s_page(reader: Reader) -> No
     assert reader.read(question, ev).short == "drummer"
     # asked of one of them, the same evidence gives her first description
     assert reader.read("What kind of musician is Mira Holt?", ev).short != "drummer"
+    # the words every page says with it belong to the answer
+    fighters = evidence(
+        (
+            "Kai Oda",
+            "Kai Oda (born 1970) is a Japanese professional wrestler, mixed martial artist "
+            "and a former amateur wrestler.",
+        ),
+        (
+            "Bas Veld",
+            "Bas Veld (born 1976) is a retired Dutch mixed martial artist associated with the "
+            "Vos Gym in the Netherlands.",
+        ),
+    )
+    shared = reader.read("What profession does Kai Oda and Bas Veld have in common?", fighters)
+    assert shared.short == "mixed martial artist"
 
 
 def test_birth_and_death_are_told_apart_in_one_biography(reader: Reader) -> None:
