@@ -44,12 +44,10 @@ def completed(
             start, end = _listed(doc, start, end)
     if end < len(doc) and question.head and label == "NOUN":
         nxt, last = doc[end], doc[end - 1]
-        if (
-            nxt.lemma_.lower() == question.head
-            and nxt.pos_ == "NOUN"
-            and last.head == nxt
-            and last.dep_ in _MODIFIES
-        ):
+        modified = nxt.pos_ == "NOUN" and last.head == nxt and last.dep_ in _MODIFIES
+        # the asked noun itself, whatever the tagger made of it ("a water sprite", "sprite"
+        # tagged an adjective)
+        if nxt.lemma_.lower() == question.head and (modified or nxt.lower_ == question.head):
             return start, end + 1
     if end + 1 < len(doc) and doc[end].text == "," and _places_asked(question):
         first = _entity_at(doc, start)

@@ -55,7 +55,7 @@ def opening_name(sentence: str) -> str | None:
     words = name.split()
     if not 2 <= len(words) <= MAX_NAME_WORDS:
         return None
-    if not all(w[0].isupper() or w.lower() in _PARTICLES for w in words):
+    if not all(w.strip("\"“”'")[:1].isupper() or w.lower() in _PARTICLES for w in words):
         return None
     return name
 

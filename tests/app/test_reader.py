@@ -329,6 +329,12 @@ def test_the_answer_is_completed_from_its_sentence(reader: Reader) -> None:
     # the candidate is "water" (the question's own noun is stripped); the answer says it
     asked = "What type of sprite does Milada Kova portray in the opera?"
     assert reader.read(asked, opera).short == "water sprite"
+    # also when the tagger takes the asked noun for an adjective ("sprite" here)
+    tagged = reader.parse(
+        ["A Rusalka is a water sprite from Slavic mythology, usually inhabiting a lake or river."]
+    )[0]
+    assert tagged[5].text == "sprite" and tagged[5].pos_ != "NOUN"
+    assert completed(analyse(reader.parse([asked])[0]), tagged, 4, 5) == (4, 6)
     host = evidence(
         (
             "Jo Penn",

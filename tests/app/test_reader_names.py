@@ -19,6 +19,9 @@ def test_the_opening_name_of_a_page() -> None:
     assert opening_name("Louis-Hector Berlioz (11 December 1803 – 1869) was a composer") == (
         "Louis-Hector Berlioz"
     )
+    assert opening_name('Massimo Antonio "Max" Calvo (born 1969) is a singer.') == (
+        'Massimo Antonio "Max" Calvo'
+    )
     assert opening_name("The film was released in 1990.") is None  # not a name
     assert opening_name("Rush is a Canadian rock band.") is None  # one word: nothing fuller
 
