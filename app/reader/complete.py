@@ -10,6 +10,8 @@ where the NER model ends them), so the best one can be a fragment of the answer:
 - "How many members …" read from "has seven members": the candidate is "seven", the
   answer "seven members", as a person says a count, with its qualifier ("over 600
   stores") when the sentence gives one.
+- "Which regional district …" read from "the Metro Vancouver regional district": the name
+  and the asked noun, with the adjectives between them, are what the sentence calls it.
 - A name the NER model cut inside its own proper-noun run: "North Greenwich" of "the North
   Greenwich Arena", "Landing Place" of "Captain Cook's Landing Place", "Go" of "Teen Titans
   Go!" — the capitalised words that modify it, or that it modifies, belong to the name.
@@ -26,13 +28,15 @@ _PLACES = frozenset({"GPE", "LOC"})
 _MODIFIES = frozenset({"compound", "amod", "nmod"})
 _COUNTS = frozenset({"CARDINAL", "QUANTITY", "MONEY"})
 _QUALIFIERS = frozenset({"quantmod", "advmod", "amod"})
+DESIGNATION_ADJECTIVES = 2  # adjectives between a name and the asked noun it takes
 
 
 def completed(
     question: QuestionAnalysis, doc: Doc, start: int, end: int, label: str = "NOUN"
 ) -> tuple[int, int]:
-    """The token span to answer with: (start, end), extended as the module says. Only a
-    class (`label` NOUN) takes the asked-about noun: a name does not ("Silverrun", not
+    """The token span to answer with: (start, end), extended as the module says. A class
+    (`label` NOUN) takes the asked-about noun; a name only with adjectives between them
+    ("Metro Vancouver regional district"), not when it follows directly ("Silverrun", not
     "Silverrun river", for "which river")."""
     if end <= start or end > len(doc):
         return start, end
@@ -49,6 +53,8 @@ def completed(
         # tagged an adjective)
         if nxt.lemma_.lower() == question.head and (modified or nxt.lower_ == question.head):
             return start, end + 1
+    if label != "NOUN" and question.head:
+        end = _designated(question.head, doc, end)
     if end + 1 < len(doc) and doc[end].text == "," and _places_asked(question):
         first = _entity_at(doc, start)
         second = next((e for e in doc.ents if e.start == end + 1), None)
@@ -56,6 +62,19 @@ def completed(
         if first and second and {first.label_, second.label_} <= _PLACES and not listed:
             return start, second.end
     return start, end
+
+
+def _designated(head: str, doc: Doc, end: int) -> int:
+    """The end of a name's designation: the asked noun after the name, when adjectives stand
+    between them ("the Metro Vancouver regional district" for "which regional district"),
+    else `end`."""
+    for k in range(end, min(end + DESIGNATION_ADJECTIVES + 1, len(doc))):
+        t = doc[k]
+        if t.lemma_.lower() == head and t.pos_ == "NOUN":
+            return k + 1 if k > end else end
+        if t.pos_ != "ADJ":
+            break
+    return end
 
 
 def _counted(question: QuestionAnalysis, doc: Doc, start: int, end: int) -> tuple[int, int]:

@@ -335,6 +335,16 @@ def test_the_answer_is_completed_from_its_sentence(reader: Reader) -> None:
     )[0]
     assert tagged[5].text == "sprite" and tagged[5].pos_ != "NOUN"
     assert completed(analyse(reader.parse([asked])[0]), tagged, 4, 5) == (4, 6)
+    # a name takes the asked noun when adjectives stand between them
+    district = evidence(
+        (
+            "Surrey, British Columbia",
+            "Surrey is a city in British Columbia, Canada. It is a member municipality of the "
+            "Metro Vancouver regional district and metropolitan area.",
+        )
+    )
+    asked = "Surrey is a member municipality of which regional district?"
+    assert reader.read(asked, district).short == "Metro Vancouver regional district"
     host = evidence(
         (
             "Jo Penn",
