@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from spacy.tokens import Doc
 
@@ -126,14 +127,44 @@ def score_spans(
     """Candidates merged by normalised text (best occurrence kept), best first; spans the
     question already says (nothing novel) are dropped."""
     best: dict[str, Scored] = {}
+    named = question_names(context.question)
     for scored in span_features(context, parsed):
         if scored.features["novel"] == 0.0:
+            continue
+        if _says_a_question_name(scored.text, named):
             continue
         scored.score = sum(weights.get(k, 0.0) * v for k, v in scored.features.items())
         key = normalize_answer(scored.text)
         if key not in best or scored.score > best[key].score:
             best[key] = scored
     return sorted(best.values(), key=lambda s: -s.score)
+
+
+_NAME_RUN = re.compile(r"[A-Z][\w'’\-]+(?:\s+(?:of|the|de|von|van|d')?\s*[A-Z][\w'’\-]+)+")
+
+
+def question_names(question: QuestionAnalysis) -> list[list[str]]:
+    """The question's multi-word names, as words, except those of the asked noun phrase
+    ("which Olympic Games" is answered by "2000 Summer Olympic Games"); none when it lists
+    names to choose from."""
+    runs = list(_NAME_RUN.finditer(question.text))
+    for a, b in pairwise(runs):
+        if question.text[a.end() : b.start()].strip().lower() in ("and", "or"):
+            return []  # "Who was born first out of A and B?": the question lists the answers
+    out = []
+    for m in runs:
+        words = normalize_answer(m.group(0).replace("-", " ")).split()
+        if len(words) >= 2 and not set(words) & question.describe:
+            out.append(words)
+    return out
+
+
+def _says_a_question_name(text: str, names: list[list[str]]) -> bool:
+    """The candidate holds one of the question's own names whole: it is what the question
+    is about ("the Deckers Creek Trail" for "Deckers Creek is a tributary …"), not the
+    answer."""
+    words = set(normalize_answer(text.replace("-", " ")).split())
+    return any(all(w in words for w in name) for name in names)
 
 
 def span_features(context: Context, parsed: Sequence[tuple[Evidence, Doc]]) -> list[Scored]:

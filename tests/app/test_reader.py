@@ -12,6 +12,7 @@ import pytest
 from app.reader import Evidence, Reader
 from app.reader.complete import completed
 from app.reader.question import analyse
+from app.reader.scoring import question_names
 from app.reader.spans import MAX_WORDS, candidates
 from ingest.sentences import split_sentences
 from tests.conftest import dataset_file
@@ -550,3 +551,22 @@ def test_the_asked_noun_is_the_head_of_its_phrase(
     analysis = analyse(reader.parse([question])[0])
     assert analysis.head == head
     assert max(analysis.labels, key=analysis.labels.get) == label
+
+
+def test_the_question_s_own_names_are_not_its_answer(reader: Reader) -> None:
+    """A candidate that holds a name the question says whole is what the question is about
+    ("John Lynch-Staunton (John George Lynch-Staunton)"), not its answer; a question that
+    lists the names to choose from keeps them (real MuSiQue passages)."""
+    lines = dataset_file("musique-200", "corpus.jsonl").read_text(encoding="utf-8")
+    found = {p["id"]: p for p in map(json.loads, lines.splitlines())}
+    ev = evidence(
+        *(
+            (found[i]["title"], found[i]["text"])
+            for i in ("p1262", "p1251", "p1235", "p1255", "p2304")
+        )
+    )
+    asked = "Who is the federal leader of the party in which John Lynch-Staunton held a position?"
+    assert reader.read(asked, ev).short == "Andrew Scheer"
+    listed = analyse(reader.parse(["Who was born first out of Ada Quill and Bo Lindqvist?"])[0])
+    assert question_names(listed) == []
+    assert question_names(analyse(reader.parse([asked])[0])) == [["john", "lynch", "staunton"]]
