@@ -96,6 +96,7 @@ WEIGHTS: dict[str, float] = {
 UNTYPED = {"NOUN": 0.3, "CODE": 0.2, "VERSION": 0.2}
 UNTYPED_NAMED = 0.5
 NAMED_FLOOR = 0.3
+UNCONFUSED = frozenset({"LANGUAGE", "NORP"})  # asked-for labels no other name stands in for
 
 
 @dataclass(slots=True)
@@ -291,11 +292,13 @@ def _word_novelty(key: str, question_words: frozenset[str]) -> float:
 
 def _type_prior(question: QuestionAnalysis, label: str) -> float:
     """The question's prior for the label; a named entity keeps a floor when a name is
-    asked for, since the small NER model often confuses the kinds of names."""
+    asked for, since the small NER model often confuses the kinds of names. Not when a
+    language or a nationality is asked for: "Tamil", not the place "Vaali"."""
     if not question.labels:
         return UNTYPED.get(label, UNTYPED_NAMED)
     prior = question.labels.get(label, 0.0)
-    if label in NAMED and NAMED & set(question.labels):
+    asked = max(question.labels, key=question.labels.__getitem__)
+    if label in NAMED and NAMED & set(question.labels) and asked not in UNCONFUSED:
         prior = max(prior, NAMED_FLOOR)
     return prior
 
