@@ -71,6 +71,10 @@ class Context:
         """Weighted share of the question's words among `words`."""
         return _weighted_share({w: v for w, v in self.idf.items() if w not in leave_out}, words)
 
+    def words_of(self, e: Evidence) -> set[str]:
+        """The sentence's words, with its page title's."""
+        return self.words[self._index[e]]
+
     def cover(self, e: Evidence) -> float:
         return self.sentence_features[self._index[e]][0]
 

@@ -66,6 +66,7 @@ class QuestionAnalysis:
     event: Event | None = None  # "When did X die?": the biography event asked about
     technical: bool = False  # asks for something to type: a setting, a function, a flag
     plural: bool = False  # the asked-about noun is plural ("which two teams"): maybe a list
+    subject: frozenset[str] = frozenset()  # what the answer is said of: "[Danish plant ecologist]"
 
 
 def analyse(doc: Doc) -> QuestionAnalysis:
@@ -120,6 +121,7 @@ def analyse(doc: Doc) -> QuestionAnalysis:
         event=asked_event(content, focus),
         technical=technical,
         plural=_plural(doc, head, at) and wh not in COUNTING,
+        subject=_subject(doc, at),
     )
 
 
@@ -272,6 +274,33 @@ def _description(doc: Doc, head: str, at: int) -> frozenset[str]:
     words += [c for w in list(words) for c in w.children if c.dep_ in _MODIFIERS]
     return frozenset(
         f for t in words if not t.is_punct for f in (t.lower_, t.lemma_.lower()) if f not in STOP
+    )
+
+
+def _subject(doc: Doc, at: int) -> frozenset[str]:
+    """Words of the noun phrase the answer is said of, when the wh-word is not it: the
+    common noun after the wh-phrase's auxiliary, with the words before it and without what
+    follows ("In what year did [the Danish plant ecologist] who assisted a Danish chemist …
+    die?", "What city was [the author] of … born in?"). Read from the word order, since the
+    small parser often misreads such long questions."""
+    if at < 0:
+        return frozenset()
+    aux = next((t for t in doc[at + 1 : at + 6] if t.pos_ == "AUX"), None)
+    if aux is None:
+        return frozenset()
+    if aux.lemma_ == "be" and doc[at].lower_ in ("who", "what", "which") and doc[at].dep_ != "det":
+        return frozenset()  # "Who is [the federal leader] of …": that describes the answer
+    run = []
+    for t in doc[aux.i + 1 :]:
+        if t.pos_ == "DET" and not run:
+            continue
+        if t.pos_ not in ("ADJ", "NOUN", "PROPN", "NUM"):
+            break
+        run.append(t)
+    if not run or run[-1].pos_ != "NOUN":
+        return frozenset()
+    return frozenset(
+        f for t in run for f in (t.lower_, t.lemma_.lower()) if f not in STOP and len(f) > 1
     )
 
 

@@ -579,3 +579,34 @@ def test_a_language_asked_for_is_no_place(reader: Reader) -> None:
     ev = corpus_evidence("p1848", "p1841", "p1843", "p1845", "p1842")
     asked = 'In which language is the notable song by Suresh Peters from "Gentleman "?'
     assert reader.read(asked, ev).short == "Tamil"
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        (
+            "In what year did the Danish plant ecologist who assisted a Danish chemist, famous "
+            "for the introduction of the concept of pH die?",
+            {"danish", "plant", "ecologist"},
+        ),
+        ("What city was the author of What We Talk About born in?", {"author"}),
+        ("When was the pianist who recorded Live at the Lighthouse born?", {"pianist"}),
+        # a copula's noun phrase describes the answer itself
+        ("Who is the federal leader of the party?", set()),
+        ("When was Bill Evans born?", set()),  # a name: the question's own words find it
+    ],
+)
+def test_what_the_answer_is_said_of(reader: Reader, question: str, subject: set[str]) -> None:
+    analysis = analyse(reader.parse([question])[0])
+    assert analysis.subject == subject
+
+
+def test_the_answer_is_read_on_the_page_of_what_it_is_said_of(reader: Reader) -> None:
+    """ "[The Danish plant ecologist] who assisted a Danish chemist …" died on the date the
+    ecologist's page gives, not the chemist's (real HotpotQA passages)."""
+    ev = corpus_evidence("p21", "p27", "p22", "p23", "p29")
+    asked = (
+        "In what year did the Danish plant ecologist who assisted a Danish chemist, famous for "
+        "the introduction of the concept of pH die?"
+    )
+    assert reader.read(asked, ev).short == "1974"
