@@ -4,7 +4,9 @@
 another name of something the question describes, and pages say it in a set way: "Brian
 Bosworth, nicknamed "The Boz", …", "Tottenham Hotspur Football Club, commonly referred to
 simply as Tottenham or Spurs, …". Nothing about the name's type tells it from the other
-names of the sentence; the words that introduce it do.
+names of the sentence; the words that introduce it do. The other way round, a person asked
+for is named by the name, not by the nickname the page gives ("McLaren MP4/11 was driven by
+what Finnish driver?": "Mika Häkkinen", not "the Flying Finn").
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ def introduced_as_alias(doc: Doc, start: int) -> bool:
     return False
 
 
-def alias_match(asked: bool, doc: Doc, start: int, end: int) -> float:
-    """1 when an alias is asked for and the span is introduced as one, else 0."""
-    return float(asked and end > start and introduced_as_alias(doc, start))
+def alias_match(asked: bool, person: bool, doc: Doc, start: int, end: int) -> float:
+    """1 when an alias is asked for and the span is introduced as one; -1 when a person is
+    asked for and the span is a nickname nobody asked for; else 0."""
+    if not (asked or person) or end <= start or not introduced_as_alias(doc, start):
+        return 0.0
+    return 1.0 if asked else -1.0

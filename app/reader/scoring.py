@@ -16,7 +16,8 @@ to a question word), `head` (the asked-about noun is next to it: "the rock band 
 role for the same verb: the subject of "made" for "who made …"), `event` (it is said of the
 birth or death the question asks about, +1, or of the other one, -1), `cast` (likewise for
 the actor or the character of a cast line: "Bob (Bill Pullman)"), `alias` (a nickname is
-asked for and the sentence introduces it as one: 'nicknamed "The Boz"'), `align` (the wh-word's
+asked for and the sentence introduces it as one: 'nicknamed "The Boz"'; -1 for a nickname
+when a person is asked for), `align` (the wh-word's
 neighbours are its neighbours: "the autonomous community of Murcia"), `title` /
 `other_title` (it names this / another passage), `title_proposed` (it is the page's subject
 proposed by one of its sentences), `bridge` (the sentence leading to this page names it: the
@@ -186,6 +187,9 @@ def span_features(context: Context, parsed: Sequence[tuple[Evidence, Doc]]) -> l
     asked = _asked_parts(question)
     role = asked_role(question)
     alias = asks_alias(question.text)
+    person = bool(question.labels) and max(question.labels, key=question.labels.__getitem__) == (
+        "PERSON"
+    )
     out: list[Scored] = []
     for sentence, doc in parsed:
         q_positions = [t.i for t in doc if {t.lower_, t.lemma_.lower()} & question.content]
@@ -224,7 +228,7 @@ def span_features(context: Context, parsed: Sequence[tuple[Evidence, Doc]]) -> l
                     "slot": _fills_slot(question, doc, cand),
                     "event": event_match(question.event, doc, cand.start, cand.end),
                     "cast": role_match(role, doc, cand.start, cand.end),
-                    "alias": alias_match(alias, doc, cand.start, cand.end),
+                    "alias": alias_match(alias, person, doc, cand.start, cand.end),
                 }
             profile = context.profile(key)
             features = {

@@ -7,7 +7,7 @@ import pytest
 
 from app.reader import Reader
 from app.reader.alias import asks_alias, introduced_as_alias
-from tests.app.test_reader import evidence
+from tests.app.test_reader import corpus_evidence, evidence
 
 pytestmark = pytest.mark.slow
 
@@ -56,3 +56,11 @@ def test_the_reader_names_the_nickname_asked_for(reader: Reader) -> None:
         ev,
     )
     assert "Rovers" in club.short and "Football Club" not in club.short
+
+
+def test_a_person_asked_for_is_named_by_name_not_nickname(reader: Reader) -> None:
+    """Real HotpotQA passages: Mika Häkkinen's page opens with the name and then "nicknamed
+    "The Flying Finn"", which the tagger takes for a name as well."""
+    ev = corpus_evidence("p1784", "p1782", "p1779", "p1785", "p1781")
+    asked = "McLaren MP4/11 was driven by what Finnish former professional racing driver"
+    assert reader.read(asked, ev).short == "Mika Häkkinen"
