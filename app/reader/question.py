@@ -68,6 +68,11 @@ class QuestionAnalysis:
     plural: bool = False  # the asked-about noun is plural ("which two teams"): maybe a list
     subject: frozenset[str] = frozenset()  # what the answer is said of: "[Danish plant ecologist]"
 
+    @property
+    def top_label(self) -> str:
+        """The label the question expects most ("" when it expects none)."""
+        return max(self.labels, key=self.labels.__getitem__) if self.labels else ""
+
 
 def analyse(doc: Doc) -> QuestionAnalysis:
     """Read `doc`, the spaCy parse of one question."""

@@ -5,9 +5,9 @@ is said of that it or its page title holds: "[the Danish plant ecologist] who as
 Danish chemist … died" is answered on the ecologist's page, not the chemist's),
 `relevance` (the caller's closeness to the question, best = 1), `cover` (the share of the
 question's words, weighted by rarity across the passages, in the sentence and its page
-title), `chain` (the same with the best sentence
-of another passage that names this page: the hop that leads here), `focus` (the wh-word's
-neighbours the sentence repeats), `rank` (1 / the passage's retrieval rank).
+title), `chain` (the same with the best sentence of another passage that names this page:
+the hop that leads here), `focus` (the wh-word's neighbours the sentence repeats), `rank`
+(1 / the passage's retrieval rank).
 
 Of the candidate itself: `type` (its entity type is what the question asks for: "who" → a
 person), `novel` (the share of its words the question does not contain), `near` (closeness
@@ -17,8 +17,8 @@ role for the same verb: the subject of "made" for "who made …"), `event` (it i
 birth or death the question asks about, +1, or of the other one, -1), `cast` (likewise for
 the actor or the character of a cast line: "Bob (Bill Pullman)"), `alias` (a nickname is
 asked for and the sentence introduces it as one: 'nicknamed "The Boz"'; -1 for a nickname
-when a person is asked for), `align` (the wh-word's
-neighbours are its neighbours: "the autonomous community of Murcia"), `title` /
+when a person is asked for), `align` (the wh-word's neighbours are its neighbours: "the
+autonomous community of Murcia"), `title` /
 `other_title` (it names this / another passage), `title_proposed` (it is the page's subject
 proposed by one of its sentences), `bridge` (the sentence leading to this page names it: the
 hop, not the answer), `long` (words beyond three), and from everywhere it is named
@@ -187,9 +187,7 @@ def span_features(context: Context, parsed: Sequence[tuple[Evidence, Doc]]) -> l
     asked = _asked_parts(question)
     role = asked_role(question)
     alias = asks_alias(question.text)
-    person = bool(question.labels) and max(question.labels, key=question.labels.__getitem__) == (
-        "PERSON"
-    )
+    person = question.top_label == "PERSON"
     out: list[Scored] = []
     for sentence, doc in parsed:
         q_positions = [t.i for t in doc if {t.lower_, t.lemma_.lower()} & question.content]
@@ -308,8 +306,7 @@ def _type_prior(question: QuestionAnalysis, label: str) -> float:
     if not question.labels:
         return UNTYPED.get(label, UNTYPED_NAMED)
     prior = question.labels.get(label, 0.0)
-    asked = max(question.labels, key=question.labels.__getitem__)
-    if label in NAMED and NAMED & set(question.labels) and asked not in UNCONFUSED:
+    if label in NAMED and NAMED & set(question.labels) and question.top_label not in UNCONFUSED:
         prior = max(prior, NAMED_FLOOR)
     return prior
 

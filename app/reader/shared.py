@@ -62,7 +62,7 @@ def prefer_shared(
     if not any(common):
         return scored
     pairs = list(zip(scored, common, strict=True))
-    first = [_widened(s, pages) if c else s for s, c in pairs if c]
+    first = [_widened(s, pages) for s, c in pairs if c]
     return first + [s for s, c in pairs if not c]
 
 
