@@ -113,26 +113,22 @@ def choose(
 
 
 _BEFORE = re.compile(r"(?:^|[,:;?]\s*)([^,:;?]+?)([,:])\s+$")
-_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(The|A|An)\s+$")
 
 
 def as_named(option: str, question: str, titles: set[str]) -> str:
-    """The option as the question and the evidence name it. The question's reading cuts
-    options at commas and colons and drops a leading article; a title may hold both ("Sir
-    Thomas Wheate, 1St Baronet", "A Better Tomorrow Iii: Love & Death In Saigon", "The Lone
-    Prairie"). The piece before a comma or colon is put back when, with it, the option is a
-    retrieved page's title; a capitalised article the question puts before it, always."""
+    """The option as the evidence names it. The question's reading cuts options at commas
+    and colons, and a title may hold either ("Sir Thomas Wheate, 1St Baronet", "A Better
+    Tomorrow Iii: Love & Death In Saigon"): the piece before a comma or colon is put back
+    when, with it, the option is a retrieved page's title."""
     at = question.find(option)
     if at < 0:
         return option
-    prefix = question[:at]
-    before = _BEFORE.search(prefix)
+    before = _BEFORE.search(question[:at])
     if before is not None:
         wider = f"{before.group(1).strip()}{before.group(2)} {option}"
         if normalize_answer(wider) in titles:
             return wider
-    article = _ARTICLE_BEFORE.search(prefix)
-    return f"{article.group(1)} {option}" if article else option
+    return option
 
 
 def _value(

@@ -42,7 +42,9 @@ Order = Literal["earlier", "later", "larger", "smaller"]
 Measure = Literal["date", "number", "lifespan", "height"]
 Slot = tuple[str, frozenset[str]]  # a role ("subj", "obj") and its verb's forms
 
-_LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
+# a lower-case article before an option is the question's ("the French Bulldog"); a
+# capitalised one is the title's ("The Lone Prairie", "A Better Tomorrow")
+_LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+")
 _LINKERS = frozenset({"of", "the", "de", "v.", "and", "&"})
 _WH_WORDS = frozenset({"which", "what", "who", "whose", "when", "where", "how", "why"})
 # "How many members …" asks for a count, whatever the members are.

@@ -25,11 +25,6 @@ COUNTERPARTS = (
 )
 
 
-@pytest.fixture(scope="module")
-def reader() -> Reader:
-    return Reader()
-
-
 @cache
 def hotpot_passages() -> dict[str, dict[str, str]]:
     lines = dataset_file("hotpotqa-200", "corpus.jsonl").read_text(encoding="utf-8").splitlines()

@@ -24,11 +24,6 @@ CLUB = (
 )
 
 
-@pytest.fixture(scope="module")
-def reader() -> Reader:
-    return Reader()
-
-
 def test_the_question_says_whether_it_asks_for_a_nickname() -> None:
     assert asks_alias("What is the nickname of the linebacker who played for Portland?")
     assert asks_alias("What is the nick name of this former player?")

@@ -25,11 +25,6 @@ CHARACTER = (
 )
 
 
-@pytest.fixture(scope="module")
-def reader() -> Reader:
-    return Reader()
-
-
 @pytest.mark.parametrize(
     ("question", "role"),
     [

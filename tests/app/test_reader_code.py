@@ -14,11 +14,6 @@ from app.reader.question import analyse, in_context
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def reader() -> Reader:
-    return Reader()
-
-
 def shapes(reader: Reader, text: str) -> dict[str, str]:
     [doc] = reader.parse([text])
     return {span: label for span, label, _, _ in code_spans(doc)}
