@@ -179,10 +179,10 @@ def _in_workers(
             yield built
             written += size
     except BrokenProcessPool:
-        _terminate(pool)
+        how = how_workers_died(_terminate(pool))
         raise WorkerDied(
-            f"an ingest worker process died (killed, or out of memory?); the {written} "
-            "documents written before it are stored: run the ingest again to index the rest"
+            f"an ingest worker process died ({how}); the {written} documents written "
+            "before it are stored: run the ingest again to index the rest"
         ) from None
     except BaseException:
         _terminate(pool)
@@ -197,9 +197,27 @@ def _batch_done(size: int, skips: list[Skip], report: IngestReport, progress: Pr
         progress.advance(stage, size)
 
 
-def _terminate(pool: ProcessPoolExecutor) -> None:
+def how_workers_died(exit_codes: list[int | None]) -> str:
+    """What the exit codes of a broken pool's workers say, for the one-line error: the
+    pool terminates the survivors (SIGTERM), so any other code is the death's cause."""
+    causes = sorted({code for code in exit_codes if code not in (None, -signal.SIGTERM)})
+    if not causes:
+        return "terminated by another process"
+    said = []
+    for code in causes:
+        if code < 0:
+            name = signal.Signals(-code).name if -code in signal.valid_signals() else -code
+            oom = ", the out-of-memory killer's signal" if code == -signal.SIGKILL else ""
+            said.append(f"killed by {name}{oom}")
+        else:
+            said.append(f"exit code {code}")
+    return "; ".join(said)
+
+
+def _terminate(pool: ProcessPoolExecutor) -> list[int | None]:
     """Stop the workers now, mid-batch (a batch can take a minute): nothing they hold is
-    written. ProcessPoolExecutor has no public way to do this before Python 3.14."""
+    written. ProcessPoolExecutor has no public way to do this before Python 3.14. Returns
+    the workers' exit codes."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
     for process in processes:
         if process.is_alive():
@@ -209,6 +227,7 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
         if process.is_alive():
             process.kill()
             process.join()
+    return [process.exitcode for process in processes]
 
 
 @dataclass(slots=True)

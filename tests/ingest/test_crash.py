@@ -160,7 +160,7 @@ def test_dead_worker_stops_the_ingest_and_a_rerun_finishes(tmp_path: Path) -> No
     _, err = proc.communicate(timeout=120)
     message = err.decode()
     assert proc.returncode == 2, message
-    assert "error: an ingest worker process died" in message
+    assert "error: an ingest worker process died (killed by SIGKILL" in message
     assert "Traceback" not in message and message.count("error:") == 1
     assert wait_gone(workers, 30) == []
     assert BATCH <= count() < PASSAGES

@@ -27,6 +27,7 @@ from ingest.parallel import (
     Built,
     WorkerDied,
     build_batches,
+    how_workers_died,
     pool_size,
 )
 from ingest.report import IngestReport
@@ -209,6 +210,7 @@ def test_dead_worker_is_one_clear_error() -> None:
     assert time.monotonic() - started < 120, "a dead worker must not hang the ingest"
     assert written == ["d0", "d1"][: len(written)], "what came back is a prefix, in order"
     assert f"the {len(written)} documents written before it are stored" in str(err.value)
+    assert "worker process died (exit code 9)" in str(err.value)
     assert not multiprocessing.active_children()
 
 
@@ -221,6 +223,14 @@ def test_workers_split_the_cores() -> None:
         counts = json.loads(built[0][0].title)
         assert counts["torch"] == want
         assert all(n == want for name, n in counts.items() if name in ("openblas", "openmp"))
+
+
+def test_the_error_says_how_a_worker_died() -> None:
+    """The pool terminates the survivors (-SIGTERM), so the other codes are the cause."""
+    assert how_workers_died([-15, -9]) == "killed by SIGKILL, the out-of-memory killer's signal"
+    assert how_workers_died([1, -15, None]) == "exit code 1"
+    assert how_workers_died([-11, 3]) == "killed by SIGSEGV; exit code 3"
+    assert how_workers_died([-15, -15]) == "terminated by another process"
 
 
 def test_one_batch_stays_in_process() -> None:
