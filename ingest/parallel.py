@@ -53,6 +53,7 @@ WORKER_STAGES = ("chunk", "analyze", "embed")
 IN_FLIGHT_PER_WORKER = 2
 TERMINATE_GRACE_SECONDS = 10.0
 MAX_REASON_CHARS = 300
+PARENT_POLL_SECONDS = 1.0
 
 
 class WorkerDied(NeoragError):
@@ -267,11 +268,17 @@ def _thread_lock_for_tqdm() -> None:
 
 
 def _exit_with_parent() -> None:
-    """A worker whose writer died has nobody to give results to: exit at once."""
+    """A worker whose writer died has nobody to give results to: exit at once. The
+    sentinel is a pipe the parent holds open; it also reads as closed should the parent
+    close that descriptor while alive (a double close elsewhere), so the worker then
+    checks that it was reparented before exiting, and otherwise watches its parent id."""
     parent = multiprocessing.parent_process()
-    if parent is not None:
-        multiprocessing.connection.wait([parent.sentinel])
-        os._exit(1)
+    if parent is None:
+        return
+    multiprocessing.connection.wait([parent.sentinel])
+    while os.getppid() == parent.pid:
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(1)
 
 
 def _build(batch: Batch) -> tuple[Built, list[Skip], dict[str, float]]:

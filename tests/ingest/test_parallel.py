@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -23,9 +25,11 @@ from ingest.embed import cuda_available, resolve_device
 from ingest.loaders import LoadedDocument, Section
 from ingest.models import IngestModels
 from ingest.parallel import (
+    PARENT_POLL_SECONDS,
     Batch,
     Built,
     WorkerDied,
+    _exit_with_parent,
     build_batches,
     how_workers_died,
     pool_size,
@@ -80,6 +84,12 @@ def dies_on_d2(batch: Batch, *_: object) -> Built:
     if batch[0][0] == "d2":
         os._exit(9)
     return records(batch)
+
+
+def watches_parent(started: Any) -> None:
+    threading.Thread(target=_exit_with_parent, daemon=True).start()
+    started.set()
+    time.sleep(120)
 
 
 def reports_threads(batch: Batch, *_: object) -> Built:
@@ -231,6 +241,27 @@ def test_the_error_says_how_a_worker_died() -> None:
     assert how_workers_died([1, -15, None]) == "exit code 1"
     assert how_workers_died([-11, 3]) == "killed by SIGSEGV; exit code 3"
     assert how_workers_died([-15, -15]) == "terminated by another process"
+
+
+@spawns
+def test_a_worker_outlives_a_closed_sentinel_while_its_parent_lives() -> None:
+    """The parent-death sentinel is the write end of a pipe this process holds; closed here
+    while this process lives (as a double close elsewhere would), the worker stays."""
+    ctx = multiprocessing.get_context("spawn")
+    started = ctx.Event()
+    worker = ctx.Process(target=watches_parent, args=(started,))
+    worker.start()
+    try:
+        assert started.wait(120)
+        popen = worker._popen  # type: ignore[attr-defined]
+        read_end, write_end = popen.finalizer._args  # close_fds(parent_r, parent_w)
+        os.close(write_end)
+        popen.finalizer._args = (read_end,)  # closed here; not again at exit
+        time.sleep(3 * PARENT_POLL_SECONDS)
+        assert worker.is_alive()
+    finally:
+        worker.terminate()
+        worker.join(30)
 
 
 def test_one_batch_stays_in_process() -> None:
