@@ -296,7 +296,8 @@ def eval_(
         bool,
         typer.Option(
             "--per-question",
-            help="add each question's first gold rank, recall and answer hit to the JSON",
+            help="add each question's first gold rank, recall, answer hit and short answer "
+            "to the JSON",
         ),
     ] = False,
 ) -> None:

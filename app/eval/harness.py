@@ -108,6 +108,7 @@ class ModeResult:
     em: list[float] = field(default_factory=list)
     f1: list[float] = field(default_factory=list)
     answer_hit: list[float] = field(default_factory=list)
+    short_answers: list[str] = field(default_factory=list)
     answer_ms: list[float] = field(default_factory=list)
     answer_at_5: list[float] = field(default_factory=list)
     answer_in_context: list[float] = field(default_factory=list)
@@ -257,8 +258,9 @@ def run_eval(
     corpus is indexed beside this one's (its questions are not asked), the way a user's
     collection mixes kinds of documents. `per_question` adds each question's row to every
     mode (`per_question`: its id, the rank of its first gold document, its recall at each
-    k and whether the answer string is in the top five chunks), so two modes or two runs
-    can be compared question by question."""
+    k and whether the answer string is in the top five chunks; with an answerer, its short
+    answer beside the gold answers), so two modes or two runs can be compared question by
+    question."""
     if answer is not None and answer not in ANSWERERS:
         raise NeoragError(f"unknown answerer {answer!r}; choose from {', '.join(ANSWERERS)}")
     progress = progress or NoProgress()
@@ -303,6 +305,7 @@ def run_eval(
                     acc.em.append(exact_match(prediction, q["answers"]))
                     acc.f1.append(token_f1(prediction, q["answers"]))
                     acc.answer_hit.append(answer_in(prediction, q["answers"]))
+                    acc.short_answers.append(prediction)
                 if acc.rows is not None:
                     acc.rows.append(_question_row(q, acc))
                 progress.advance(f"eval {mode}")
@@ -334,6 +337,8 @@ def _question_row(q: dict[str, Any], acc: ModeResult) -> dict[str, Any]:
         row["answer@5"] = bool(acc.answer_at_5[-1])
     if len(acc.answer_hit) and q.get("answers"):
         row["answer_hit"] = bool(acc.answer_hit[-1])
+        row["short_answer"] = acc.short_answers[-1]
+        row["answers"] = list(q["answers"])
     return row
 
 

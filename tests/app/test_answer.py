@@ -161,9 +161,19 @@ def test_eval_reports_answer_metrics_per_mode(hotpot_slice: Path, tmp_path: Path
         "f1": 100.0,
         "answer_hit": 100.0,
     }
-    wordy = run_eval(settings, dataset, ["bm25"], answerer=lambda q, r: f"it is {gold[q]} here")
+    wordy = run_eval(
+        settings,
+        dataset,
+        ["bm25"],
+        answerer=lambda q, r: f"it is {gold[q]} here",
+        per_question=True,
+    )
     row = wordy["results"]["bm25"]
     assert row["em"] == 0.0 and row["answer_hit"] == 100.0 and 0 < row["f1"] < 100
+    # Per question, the short answer beside the gold ones, for reading the misses.
+    for one in row["per_question"]:
+        assert one["short_answer"] == f"it is {gold[one['question']]} here"
+        assert one["answers"][0] == gold[one["question"]] and one["answer_hit"]
     with pytest.raises(NeoragError, match="unknown answerer"):
         run_eval(settings, dataset, ["default"], answer="oracle")
 
