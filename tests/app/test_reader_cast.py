@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.reader import Reader
-from app.reader.cast import asked_role, cast_role
+from app.reader import Reader, scoring
+from app.reader.cast import asked_role, cast_pairs, cast_role
 from app.reader.question import analyse
 from tests.app.test_reader import evidence
 
@@ -32,6 +32,9 @@ CHARACTER = (
         ("What actor had the role of the narrator of Harbour Days?", "actor"),
         ("Who does Carla Moreno play in Harbour Lights?", "character"),
         ("What character does Nora Vance play?", "character"),
+        # the small parser misses the object fronted before "does … play"
+        ("In Night Tide, who does the actor of Walter Finch play?", "character"),
+        ("Who did the original voice of the character that Nora Vance plays?", None),
         ("Who directed Harbour Lights?", None),
         # sport and music: playing for a team, with a band, is no part
         ("Who plays for the Detroit Lions?", None),
@@ -74,3 +77,40 @@ def test_the_reader_names_the_actor_or_the_character_asked_for(reader: Reader) -
     )
     assert reader.read("Who played Ruth in Harbour Lights?", ev).short == "Carla Moreno"
     assert reader.read("Who does Carla Moreno play in Harbour Lights?", ev).short == "Ruth"
+
+
+SITCOM = (
+    "Harbour Days",
+    "Harbour Days is a sitcom about four friends in a port town, among them the fisherman "
+    "Walter Finch (Dennis Lowe) and the baker Agnes Moll (Ruth Carver).",
+)
+ANIMATION = (
+    "Night Tide",
+    "Night Tide is a 2011 animated film. It stars Paul Gray as Captain Reed / the Admiral, "
+    "Dennis Lowe as Moth / Tom Harker, Ivo Brandt as Ra's al Sahim and Ruth Carver as the Queen.",
+)
+
+
+def test_cast_lines_pair_each_actor_with_the_part_s_names() -> None:
+    assert cast_pairs(ANIMATION[1].split(". ")[1]) == (
+        ("paul gray", ("captain reed", "admiral")),
+        ("dennis lowe", ("moth", "tom harker")),
+        ("ivo brandt", ("ras al sahim",)),
+        ("ruth carver", ("queen",)),
+    )
+    assert cast_pairs(SITCOM[1]) == (
+        ("dennis lowe", ("walter finch",)),
+        ("ruth carver", ("agnes moll",)),
+    )
+
+
+def test_the_part_an_actor_named_through_another_part_plays(
+    reader: Reader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "The actor of Walter Finch" is Dennis Lowe on the sitcom's page; the film's page
+    pairs him with his part there. Without `recast` another of the film's parts wins."""
+    ev = evidence(SITCOM, ANIMATION)
+    question = "In Night Tide, who does the actor of Walter Finch from Harbour Days play?"
+    assert reader.read(question, ev).short in ("Moth / Tom Harker", "Moth", "Tom Harker")
+    monkeypatch.setitem(scoring.WEIGHTS, "recast", 0.0)
+    assert reader.read(question, ev).short not in ("Moth / Tom Harker", "Moth", "Tom Harker")
