@@ -73,7 +73,7 @@ HEAD_LABELS: dict[str, dict[str, float]] = {
         "band group company team club university college school organization organisation "
         "party network label airline newspaper firm corporation brand agency league channel "
         "station studio manufacturer publisher institution franchise retailer chain "
-        "conglomerate subsidiary orchestra ensemble duo trio army navy",
+        "conglomerate subsidiary orchestra ensemble duo trio army navy employer",
         _ORG,
     ),
     **_labelled(

@@ -334,6 +334,15 @@ def _wh_and_head(doc: Doc, at: int) -> tuple[str, str]:
             if low == "what" and not head:
                 return "what", ""
             return "which" if low == "which" else low, head
+        if low in ("who", "whom") and nxt is not None and nxt.lemma_ == "be":
+            # "who is the employer of …" asks for what the noun after the copula names, when
+            # that is no person ("who is the father of …" asks for a person either way)
+            j = _noun_index(tokens, i + 2)
+            while 0 < j < len(tokens) - 1 and tokens[j].dep_ == "compound":
+                j += 1  # "the record [label] of"
+            of = 0 < j < len(tokens) - 1 and tokens[j + 1].lower_ == "of"
+            if of and not _names_a_person(noun := _noun_at(tokens, j)):
+                return "who", noun
         if low in ("who", "whom", "when", "where", "why"):
             return ("who" if low == "whom" else low), ""
     return "", ""
@@ -349,6 +358,12 @@ def _determined(wh: Token) -> int:
     if wh.dep_ == "det" and noun.pos_ == "NOUN" and 0 < noun.i - wh.i <= DETERMINED_SPAN:
         return noun.i
     return 0
+
+
+def _names_a_person(noun: str) -> bool:
+    """The noun names a person, or the lexicon does not know it."""
+    labels = HEAD_LABELS.get(noun)
+    return labels is None or max(labels, key=labels.__getitem__) == "PERSON"
 
 
 def person_noun(noun: str) -> bool:

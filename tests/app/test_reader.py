@@ -535,6 +535,10 @@ def test_a_wh_word_opening_a_condition_is_not_the_question(reader: Reader) -> No
         ("Ronaldinho won what French award in 2005?", "award", "WORK_OF_ART"),
         # a wh-word in a title is not the question's
         ("The actor of How I Met Your Mother plays what character?", "character", "PERSON"),
+        # "who is the X of": X says what is asked for, unless it names a person anyway
+        ("Who is the employer of the physicist Mach number is named after?", "employer", "ORG"),
+        ("Who was the record label of the band's first album?", "label", "ORG"),
+        ("Who is the father of the director of Night Tide?", "", "PERSON"),
     ],
 )
 def test_the_asked_noun_is_the_head_of_its_phrase(
@@ -542,7 +546,7 @@ def test_the_asked_noun_is_the_head_of_its_phrase(
 ) -> None:
     """The noun a wh-word asks about is the head of its noun phrase, past the names that
     modify it or are not nouns ("Kenya-based"); a percentage is asked for as a percent, an
-    "-ist" or "-ian" as a person."""
+    "-ist" or "-ian" as a person, an employer as an organisation even after "who"."""
     analysis = analyse(reader.parse([question])[0])
     assert analysis.head == head
     assert max(analysis.labels, key=analysis.labels.get) == label
