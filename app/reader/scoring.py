@@ -10,8 +10,9 @@ the hop that leads here), `focus` (the wh-word's neighbours the sentence repeats
 (1 / the passage's retrieval rank).
 
 Of the candidate itself: `type` (its entity type is what the question asks for: "who" → a
-person), `novel` (the share of its words the question does not contain), `near` (closeness
-to a question word), `head` (the asked-about noun is next to it: "the rock band Rush"),
+person; a name written before its state, "Clatskanie, Oregon", counts as a place when a
+town is asked for), `novel` (the share of its words the question does not contain), `near`
+(closeness to a question word), `head` (the asked-about noun is next to it: "the rock band Rush"),
 `bound` (the parse ties it to that noun: apposition, copula), `slot` (it plays the wh-word's
 role for the same verb: the subject of "made" for "who made …"), `event` (it is said of the
 birth or death the question asks about, +1, or of the other one, -1), `cast` (likewise for
@@ -195,6 +196,7 @@ def span_features(context: Context, parsed: Sequence[tuple[Evidence, Doc]]) -> l
     actors = actors_of_named_parts(question.text, context.evidence) if role == "character" else {}
     alias = asks_alias(question.text)
     person = question.top_label == "PERSON"
+    settlement = question.head in SETTLEMENTS
     out: list[Scored] = []
     for sentence, doc in parsed:
         q_positions = [t.i for t in doc if {t.lower_, t.lemma_.lower()} & question.content]
@@ -237,8 +239,11 @@ def span_features(context: Context, parsed: Sequence[tuple[Evidence, Doc]]) -> l
                     "alias": alias_match(alias, person, doc, cand.start, cand.end),
                 }
             profile = context.profile(key)
+            prior = _type_prior(question, cand.label)
+            if settlement and not proposed and _placed(doc, cand):
+                prior = max(prior, _type_prior(question, "GPE"))
             features = {
-                "type": _type_prior(question, cand.label),
+                "type": prior,
                 **shared,
                 **local,
                 "title": float(key == own_key),
@@ -253,6 +258,35 @@ def span_features(context: Context, parsed: Sequence[tuple[Evidence, Doc]]) -> l
             }
             out.append(Scored(cand.text, cand.label, 0.0, sentence, features, cand.start, cand.end))
     return out
+
+
+_MISTAKEN_FOR_PLACES = frozenset({"ORG", "PERSON", "PROPN"})
+SETTLEMENTS = frozenset(
+    [
+        "city",
+        "town",
+        "village",
+        "suburb",
+        "municipality",
+        "commune",
+        "hamlet",
+        "borough",
+        "hometown",
+        "birthplace",
+    ]
+)
+
+
+def _placed(doc: Doc, cand: Candidate) -> bool:
+    """A name written as a place's first part, "Clatskanie, Oregon": it is a place, whatever
+    the tagger called it (the small NER model calls many small towns organisations). Asked
+    for a settlement only: the first part of an address is the smallest place in it."""
+    if cand.label not in _MISTAKEN_FOR_PLACES or cand.end + 1 >= len(doc):
+        return False
+    if doc[cand.end].text != ",":
+        return False
+    after = doc[cand.end + 1]
+    return after.ent_iob_ == "B" and after.ent_type_ == "GPE"
 
 
 def _title_labels(parsed: Sequence[tuple[Evidence, Doc]], titles: dict[int, str]) -> dict[int, str]:

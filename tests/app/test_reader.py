@@ -609,3 +609,14 @@ def test_the_answer_is_read_on_the_page_of_what_it_is_said_of(reader: Reader) ->
         "the introduction of the concept of pH die?"
     )
     assert reader.read(asked, ev).short == "1974"
+
+
+def test_a_name_written_before_its_state_is_a_place(reader: Reader) -> None:
+    """ "born in Clatskanie, Oregon": the small NER model calls the town an organisation, but
+    a name written as a place's first part is a place, so a city asked for is the town, not
+    the state (a real MuSiQue passage)."""
+    lines = dataset_file("musique-200", "corpus.jsonl").read_text(encoding="utf-8")
+    carver = next(p for p in map(json.loads, lines.splitlines()) if p["id"] == "p735")
+    ev = evidence((carver["title"], carver["text"]))
+    assert reader.read("What city was Raymond Carver born in?", ev).short == "Clatskanie"
+    assert reader.read("In what state was Raymond Carver born?", ev).short == "Oregon"
