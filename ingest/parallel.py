@@ -201,6 +201,8 @@ def _batch_done(size: int, skips: list[Skip], report: IngestReport, progress: Pr
 def how_workers_died(exit_codes: list[int | None]) -> str:
     """What the exit codes of a broken pool's workers say, for the one-line error: the
     pool terminates the survivors (SIGTERM), so any other code is the death's cause."""
+    if not any(code is not None for code in exit_codes):
+        return "its exit status could not be read"
     causes = sorted({code for code in exit_codes if code not in (None, -signal.SIGTERM)})
     if not causes:
         return "terminated by another process"

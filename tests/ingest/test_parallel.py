@@ -241,6 +241,7 @@ def test_the_error_says_how_a_worker_died() -> None:
     assert how_workers_died([1, -15, None]) == "exit code 1"
     assert how_workers_died([-11, 3]) == "killed by SIGSEGV; exit code 3"
     assert how_workers_died([-15, -15]) == "terminated by another process"
+    assert how_workers_died([]) == "its exit status could not be read"
 
 
 @spawns
