@@ -52,6 +52,12 @@ _WORK = {"WORK_OF_ART": 1.0, "PROPN": 0.6, "PRODUCT": 0.4, "ORG": 0.3, "EVENT": 
 _FACILITY = {"FAC": 1.0, "ORG": 0.6, "GPE": 0.3, "PROPN": 0.5}
 CLASS_LABELS = {"NOUN": 1.0, "NORP": 0.3}
 
+# Asked-for places an address names first ("Clatskanie, Oregon"): the smallest in it.
+SETTLEMENTS = frozenset(
+    {"city", "town", "village", "suburb", "municipality", "commune", "hamlet", "borough"}
+    | {"hometown", "birthplace"}
+)
+
 HEAD_LABELS: dict[str, dict[str, float]] = {
     **_labelled("year", {"YEAR": 1.0, "DATE": 0.6}),
     **_labelled("date decade century month day era", {"DATE": 1.0, "YEAR": 0.6, "TIME": 0.3}),

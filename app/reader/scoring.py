@@ -47,7 +47,7 @@ from app.reader.alias import alias_match, asks_alias
 from app.reader.cast import actors_of_named_parts, asked_role, recast, role_match
 from app.reader.code import CODE_LABEL
 from app.reader.context import Context, Evidence
-from app.reader.lexicon import NAMED, STOP
+from app.reader.lexicon import NAMED, SETTLEMENTS, STOP
 from app.reader.life import event_match
 from app.reader.question import QuestionAnalysis, argument_slot
 from app.reader.spans import Candidate, candidates
@@ -261,20 +261,6 @@ def span_features(context: Context, parsed: Sequence[tuple[Evidence, Doc]]) -> l
 
 
 _MISTAKEN_FOR_PLACES = frozenset({"ORG", "PERSON", "PROPN"})
-SETTLEMENTS = frozenset(
-    [
-        "city",
-        "town",
-        "village",
-        "suburb",
-        "municipality",
-        "commune",
-        "hamlet",
-        "borough",
-        "hometown",
-        "birthplace",
-    ]
-)
 
 
 def _placed(doc: Doc, cand: Candidate) -> bool:
