@@ -67,6 +67,11 @@ def code_spans(doc: Doc) -> list[tuple[str, str, int, int]]:
     return found
 
 
+def code_in(text: str) -> set[str]:
+    """The code-shaped strings of a plain text (a question), as written."""
+    return {m.group(0).rstrip(".:") for pattern, _ in _PATTERNS for m in pattern.finditer(text)}
+
+
 def quotes_code(text: str) -> bool:
     """Whether a text holds a shape only code has (not a mere upper-case word)."""
     return any(p.search(text) for p in _STRICT)

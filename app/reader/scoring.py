@@ -45,7 +45,7 @@ from spacy.tokens import Doc
 from app.eval.metrics import normalize_answer
 from app.reader.alias import alias_match, asks_alias
 from app.reader.cast import actors_of_named_parts, asked_role, recast, role_match
-from app.reader.code import CODE_LABEL
+from app.reader.code import CODE_LABEL, code_in
 from app.reader.context import Context, Evidence
 from app.reader.lexicon import NAMED, SETTLEMENTS, STOP
 from app.reader.life import event_match
@@ -143,10 +143,13 @@ def score_spans(
     question already says (nothing novel) are dropped."""
     best: dict[str, Scored] = {}
     named = question_names(context.question)
+    quoted = code_in(context.question.text)
     for scored in span_features(context, parsed):
         if scored.features["novel"] == 0.0:
             continue
         if _says_a_question_name(scored.text, named):
+            continue
+        if _quoted_by(scored.text, quoted):
             continue
         scored.score = sum(weights.get(k, 0.0) * v for k, v in scored.features.items())
         key = normalize_answer(scored.text)
@@ -180,6 +183,19 @@ def _says_a_question_name(text: str, names: list[list[str]]) -> bool:
     answer."""
     words = set(normalize_answer(text.replace("-", " ")).split())
     return any(all(w in words for w in name) for name in names)
+
+
+def _quoted_by(text: str, quoted: set[str]) -> bool:
+    """The question itself writes this code, or its start ("want `synchronous=NORMAL`",
+    "is `git push --force-with-lease` unsafe"): it is what the developer asks about, not
+    what the documentation answers with."""
+    return any(code.startswith(text) and _cut_at_a_boundary(code, len(text)) for code in quoted)
+
+
+def _cut_at_a_boundary(code: str, at: int) -> bool:
+    """`code[:at]` ends where a part of it does: "synchronous=" of "synchronous=NORMAL",
+    not ".git" of ".gitignore"."""
+    return at == len(code) or not (code[at - 1] + code[at]).isalnum()
 
 
 def span_features(context: Context, parsed: Sequence[tuple[Evidence, Doc]]) -> list[Scored]:

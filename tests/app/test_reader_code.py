@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from app.reader import Evidence, Reader, scoring
-from app.reader.code import code_spans
+from app.reader.code import code_in, code_spans
 from app.reader.context import Context
 from app.reader.question import analyse, in_context
 
@@ -144,3 +144,38 @@ def test_over_documentation_an_upper_case_word_is_a_keyword(reader: Reader) -> N
     ]
     assert in_context(analysis, docs).technical
     assert in_context(analysis, docs).labels["CODE"] == 1.0
+
+
+def test_code_the_question_writes_is_not_its_answer(reader: Reader) -> None:
+    """The developer quotes what they use ("want synchronous=NORMAL") and asks for what
+    documentation adds to it; the quoted code repeats the question however often the
+    evidence says it (sqlite-docs sq33). Without the rule it wins."""
+    page, options = "Pragma statements supported by SQLite", "Compile-time Options"
+    evidence = [
+        Evidence(1, page, "WAL mode is safe from corruption with synchronous=NORMAL.", 0.4, 0),
+        Evidence(1, page, "The synchronous=NORMAL setting is a good choice in WAL mode.", 0.35, 1),
+        Evidence(2, options, "SQLITE_DEFAULT_WAL_SYNCHRONOUS=1.", 0.25, 0),
+        Evidence(
+            2,
+            options,
+            "If SQLITE_DEFAULT_WAL_SYNCHRONOUS differs from SQLITE_DEFAULT_SYNCHRONOUS, the "
+            "synchronous setting is changed to its value when the connection switches into "
+            "WAL mode for the first time.",
+            0.45,
+            1,
+        ),
+    ]
+    question = (
+        "We run in WAL mode and want synchronous=NORMAL without every application "
+        "remembering the pragma. Can the build make it the default for WAL databases only?"
+    )
+    assert reader.read(question, evidence).short == "SQLITE_DEFAULT_WAL_SYNCHRONOUS"
+    [doc] = reader.parse([question])
+    analysis = in_context(analyse(doc), [e.text for e in evidence])
+    parsed = list(zip(evidence, reader.parse([e.text for e in evidence]), strict=True))
+    kept = scoring.score_spans(Context(analysis, evidence), parsed)
+    assert not {"synchronous=NORMAL", "synchronous="} & {s.text for s in kept}
+    assert "synchronous=NORMAL" in code_in(question)
+    assert code_in("is `git push --force-with-lease` unsafe?") == {"--force-with-lease"}
+    assert not scoring._quoted_by(".git", code_in("the same .gitignore file"))
+    assert scoring._quoted_by("synchronous=", {"synchronous=NORMAL"})
