@@ -28,6 +28,7 @@ factoid question.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from spacy.tokens import Doc
 
@@ -59,17 +60,17 @@ _PATTERNS = [
 def code_spans(doc: Doc) -> list[tuple[str, str, int, int]]:
     """(text, label, first token, end token) of every code-shaped span of a parsed
     sentence."""
-    text = doc.text
     found: list[tuple[str, str, int, int]] = []
-    for pattern, label in _PATTERNS:
-        for m in pattern.finditer(text):
-            _add(doc, m.group(0), m.start(), m.end(), label, found)
+    for text, label, start, end in _matches(doc.text):
+        span = doc.char_span(start, end, alignment_mode="expand")
+        if span is not None:
+            found.append((text, label, span.start, span.end))
     return found
 
 
 def code_in(text: str) -> set[str]:
     """The code-shaped strings of a plain text (a question), as written."""
-    return {m.group(0).rstrip(".:") for pattern, _ in _PATTERNS for m in pattern.finditer(text)}
+    return {code for code, _, _, _ in _matches(text)}
 
 
 def quotes_code(text: str) -> bool:
@@ -87,14 +88,11 @@ def technical_share(texts: list[str]) -> float:
     return sum(1 for t in texts if quotes_code(t)) / len(texts) if texts else 0.0
 
 
-def _add(
-    doc: Doc, raw: str, start: int, end: int, label: str, found: list[tuple[str, str, int, int]]
-) -> None:
-    stripped = raw.rstrip(".:")
-    end -= len(raw) - len(stripped)
-    if len(stripped) < 2:
-        return
-    span = doc.char_span(start, end, alignment_mode="expand")
-    if span is None:
-        return
-    found.append((stripped, label, span.start, span.end))
+def _matches(text: str) -> Iterator[tuple[str, str, int, int]]:
+    """(code, label, first char, end char) of every shape in `text`, without the full stop
+    or colon of the sentence around it."""
+    for pattern, label in _PATTERNS:
+        for m in pattern.finditer(text):
+            code = m.group(0).rstrip(".:")
+            if len(code) >= 2:
+                yield code, label, m.start(), m.start() + len(code)
