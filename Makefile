@@ -8,7 +8,8 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 PYTHON ?= python3.11
-CACHE ?= $(HOME)/.cache/neorag
+# NEORAG_CACHE from the environment (the README's name for it) or CACHE=… on the command line
+CACHE ?= $(or $(NEORAG_CACHE),$(HOME)/.cache/neorag)
 export NEORAG_CACHE := $(CACHE)
 LOCK_KEY := $(shell sha1sum requirements.lock | cut -c1-12)
 PROJECT_KEY := $(shell cat requirements.lock pyproject.toml | sha1sum | cut -c1-12)

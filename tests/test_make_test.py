@@ -6,6 +6,7 @@ the suite's own Neo4j (`.neo4j/test`) is never touched."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import time
@@ -16,6 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 SHORT_PYTEST = ["--collect-only", "-q", "tests/ids.py"]  # what ops/test.sh would run
+CONFORMANCE = "tests/graph/test_conformance.py"  # a file of tests run on both backends
 
 
 def _make_test(env: dict[str, str], run_dir: Path) -> tuple[subprocess.CompletedProcess, float]:
@@ -63,6 +65,41 @@ def test_a_wrong_java_fails_and_says_why(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "needs Java 17 or 21" in done.stderr and "11.0.2" in done.stderr
     assert "NEORAG_SKIP_NEO4J=1 make test" in done.stderr
+
+
+def test_the_opt_out_reports_neo4j_tests_as_skipped_never_passed(tmp_path: Path) -> None:
+    """`NEORAG_SKIP_NEO4J=1 make test`: the Neo4j-backed tests are skipped, said so, and
+    counted in the closing summary as skipped; the embedded half of the same tests runs."""
+    env = {**os.environ, "NEORAG_SKIP_NEO4J": "1", "NEORAG_TEST_RUN_DIR": str(tmp_path / "n")}
+    done = subprocess.run(
+        ["ops/test.sh", "-q", "-p", "no:cacheprovider", CONFORMANCE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert "Neo4j-backed tests are skipped (and not counted as passing)" in done.stdout
+    summary = re.search(r"Neo4j-backed tests: (\d+) \((\d+) skipped\)", done.stdout)
+    assert summary is not None, done.stdout[-2000:]  # skipped only: none passed or failed
+    assert int(summary[1]) == int(summary[2]) > 0
+    assert " passed" in done.stdout  # the embedded tests of the same file did run
+    assert not (tmp_path / "n").exists()  # and no server was started
+
+
+def test_the_cache_folder_follows_neorag_cache(tmp_path: Path) -> None:
+    """The README's `NEORAG_CACHE` moves the caches, as `make CACHE=…` does."""
+    env = {**os.environ, "NEORAG_CACHE": str(tmp_path / "cache")}
+    planned = subprocess.run(
+        ["make", "--no-print-directory", "-n", "deps"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert str(tmp_path / "cache" / "deps-") in planned.stdout, planned.stdout[-2000:]
 
 
 def _clone(to: Path) -> Path:
