@@ -48,7 +48,7 @@ def bound(settings: Settings, collection: str | None) -> Settings:
 
 def build_server(queries: Queries, settings: Settings) -> MCPServer:
     server: MCPServer = MCPServer(name="neorag", instructions=INSTRUCTIONS, log_level="WARNING")
-    max_chars = settings.api.max_question_chars
+    max_chars = settings.question_limit
 
     @server.tool(description="Ranked evidence passages for a question (no answer).")
     def search(

@@ -83,7 +83,9 @@ class ApiConfig(BaseModel):
     # Numeric threads (BLAS, FAISS, torch, onnxruntime) per query process; 0: cores // workers.
     compute_threads: int = Field(0, ge=0, le=256)
     keys: SecretStr = SecretStr("")
-    max_question_chars: int = Field(4000, ge=16)
+    # None: the retrieval's `max_question_chars`. Never above it: a longer question would
+    # be truncated there, so the API and MCP refuse it instead (`Settings.question_limit`).
+    max_question_chars: int | None = Field(None, ge=16)
     max_upload_bytes: int = Field(20 * 1024 * 1024, ge=1024)
     root_path: str = ""  # the path prefix a reverse proxy serves the API under
     cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
@@ -168,6 +170,15 @@ class Settings(BaseSettings):
             database=self.neo4j_database,
             gds_uri=self.neo4j_gds_uri,
         )
+
+    @property
+    def question_limit(self) -> int:
+        """The longest question the API and MCP accept: the retrieval's limit, or the API's
+        own bound when lower. A question the retrieval would truncate is refused instead,
+        so no caller's question is cut without being told."""
+        own = self.api.max_question_chars
+        limit = self.retrieval.max_question_chars
+        return limit if own is None else min(own, limit)
 
     @property
     def backend_dir(self) -> Path:

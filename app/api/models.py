@@ -15,7 +15,10 @@ class Strict(BaseModel):
 
 
 class RetrieveRequest(Strict):
-    question: str = Field(description="the question, at most NEORAG_API__MAX_QUESTION_CHARS")
+    question: str = Field(
+        description="the question, at most NEORAG_RETRIEVAL__MAX_QUESTION_CHARS characters "
+        "(or NEORAG_API__MAX_QUESTION_CHARS when lower)"
+    )
     mode: str = Field("default", description="a retrieval mode (GET /v1/models lists them)")
     top_k: int | None = Field(None, ge=1, le=50, description="chunks of context")
     budget: int | None = Field(None, ge=64, le=16000, description="token budget (budgeted modes)")

@@ -31,7 +31,7 @@ def options_of(req: RetrieveRequest) -> QueryOptions:
 
 
 def limit(request: Request) -> int:
-    return request.app.state.settings.api.max_question_chars
+    return request.app.state.settings.question_limit
 
 
 @router.post("/retrieve", summary="Rank and select context for a question (no answer)")

@@ -192,7 +192,12 @@ class RetrievalConfig(BaseModel):
         ),
     )
     top_k: int = Field(5, ge=1)
-    max_question_chars: int = Field(2000, ge=16)
+    max_question_chars: int = Field(
+        4000,
+        ge=16,
+        description="a longer question is truncated, with a trace note (the chat, the CLI); "
+        "the API and MCP refuse it (`Settings.question_limit`)",
+    )
     query_encoder: Literal["onnx", "onnx-int8", "torch"] = Field(
         "onnx",
         description=(

@@ -40,6 +40,28 @@ def test_question_over_the_limit(client: TestClient) -> None:
     assert ok.status_code == 200
 
 
+def test_a_question_the_retrieval_would_cut_is_refused(index_settings: Settings) -> None:
+    """The API's bound is the retrieval's own limit unless set lower: a question the
+    retrieval would truncate (a trace note nobody reads) is refused with a 400 instead."""
+    lowered = index_settings.model_copy(
+        update={"retrieval": index_settings.retrieval.model_copy(update={"max_question_chars": 60})}
+    )
+    assert lowered.question_limit == 60
+    higher_api = lowered.model_copy(
+        update={"api": lowered.api.model_copy(update={"max_question_chars": 500})}
+    )
+    assert higher_api.question_limit == 60  # never above what the retrieval keeps
+    lower_api = lowered.model_copy(
+        update={"api": lowered.api.model_copy(update={"max_question_chars": 30})}
+    )
+    assert lower_api.question_limit == 30
+    with TestClient(create_app(higher_api)) as c:
+        for route in ("/v1/retrieve", "/v1/ask"):
+            r = c.post(route, json={"question": "Mount Kell " + "x" * 60})
+            assert "at most 60" in error_of(r, 400, "invalid_question")
+        assert c.post("/v1/retrieve", json={"question": "Where is Mount Kell?"}).status_code == 200
+
+
 def test_unknown_mode(client: TestClient) -> None:
     r = client.post("/v1/retrieve", json={"question": QUESTION, "mode": "telepathy"})
     message = error_of(r, 400, "unknown_mode")
