@@ -5,8 +5,8 @@ either re-run or patched and marked stale.
 
 Tolerance for patched communities: NMI against a fresh Leiden run of the same graph at
 least 0.7, and no more than 0.1 below what Leiden itself gives between fresh runs on graphs
-one document apart (its own variability: 0.73–0.75 on 2wiki-dev, bench/analytics_bench.py;
-the patched communities scored 0.76 there)."""
+one document apart (its own variability on 2wiki-dev's evaluation index: NMI 0.757–0.764,
+bench/out/analytics-2wiki-dev.json from bench/analytics_bench.py; README, Design)."""
 
 from __future__ import annotations
 
