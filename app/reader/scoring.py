@@ -89,7 +89,9 @@ WEIGHTS: dict[str, float] = {
     # gains in its first 100); at 0.5 and 1 the other sets do not move, at 2 2wiki-dev loses one.
     "subject": 0.5,
     # Set by hand: 0 / 1 / 2 / 3 name 107 / 108 / 109 / 109 of hotpotqa-200's answers; the other
-    # sets do not move. It fires only when a nickname is asked for.
+    # sets do not move. It fires when a nickname is asked for (+1), and against a nickname
+    # when a person is (-1). Swept again with the later rules: bench/out/reader-alias-weights.json
+    # (and reader-{cast,recast,subject}-weights.json for the three above).
     "alias": 2.0,
     "title": 0.25,
     "other_title": 1.0,
