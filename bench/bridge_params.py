@@ -24,6 +24,7 @@ sys.path.insert(0, str(REPO))
 
 from app.engine import Engine  # noqa: E402
 from app.eval.harness import Dataset, eval_settings, gold_document_ids  # noqa: E402
+from app.eval.metrics import recall_at_k  # noqa: E402
 from app.settings import Settings  # noqa: E402
 
 HALF = 100
@@ -36,12 +37,11 @@ GRID: dict[str, tuple[float, ...]] = {
 
 
 def halves(per_question: list[tuple[float, float]]) -> dict[str, dict[str, float]]:
+    """R@2 / R@5 (percent) of the first `HALF` questions, the rest, and all."""
+
     def mean(rows: list[tuple[float, float]]) -> dict[str, float]:
         n = max(len(rows), 1)
-        return {
-            "R@2": round(100 * sum(r[0] for r in rows) / n, 2),
-            "R@5": round(100 * sum(r[1] for r in rows) / n, 2),
-        }
+        return {f"R@{k}": round(100 * sum(r[i] for r in rows) / n, 2) for i, k in enumerate((2, 5))}
 
     return {
         "first 100": mean(per_question[:HALF]),
@@ -70,7 +70,7 @@ def sweep(directory: Path, data_dir: Path, mode: str) -> dict[str, Any]:
             rows = []
             for question, gold in questions:
                 ranked = retriever.retrieve(question).doc_ranking()
-                rows.append(tuple(sum(g in ranked[:k] for g in gold) / len(gold) for k in (2, 5)))
+                rows.append((recall_at_k(ranked, gold, 2), recall_at_k(ranked, gold, 5)))
             return halves(rows)
 
         out: dict[str, Any] = {"shipped": {p: getattr(shipped.bridge, p) for p in GRID} | run({})}

@@ -40,6 +40,8 @@ sys.path.insert(0, str(REPO))
 
 from app.engine import Engine, doc_id_of  # noqa: E402
 from app.eval.harness import Dataset, eval_settings, gold_document_ids  # noqa: E402
+from app.eval.metrics import recall_at_k  # noqa: E402
+from app.retrieval.fusion import rrf  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from ingest.sentences import split_sentences  # noqa: E402
 
@@ -123,28 +125,19 @@ def pages(chunks: Sequence[str]) -> list[str]:
 
 def recall(data: dict[str, Any], order: Callable[[Row], Sequence[str]]) -> dict[str, float]:
     """R@2 / R@5 / R@10 (percent) of the page rankings `order` gives."""
-    out = {}
-    for k in (2, 5, 10):
-        total = 0.0
-        for row in data["rows"]:
-            found = set(pages(order(row))[:k])
-            total += sum(g in found for g in row["gold"]) / len(row["gold"])
-        out[f"R@{k}"] = round(100 * total / len(data["rows"]), 2)
-    return out
+    rankings = [(pages(order(row)), row["gold"]) for row in data["rows"]]
+    return {
+        f"R@{k}": round(100 * sum(recall_at_k(r, g, k) for r, g in rankings) / len(rankings), 2)
+        for k in (2, 5, 10)
+    }
 
 
 def rrf_scores(
     parts: dict[str, Ranking], k: int = 60, weights: dict[str, float] | None = None
 ) -> Ranking:
-    score: dict[str, float] = {}
-    for name, ranking in parts.items():
-        w = (weights or {}).get(name, 1.0)
-        for rank, (chunk, _) in enumerate(ranking[:DEPTH], start=1):
-            score[chunk] = score.get(chunk, 0.0) + w / (k + rank)
-    order = {
-        c: i for i, c in enumerate(score)
-    }  # ties: first appearance, as app/retrieval/fusion.py
-    return sorted(score.items(), key=lambda cs: (-cs[1], order[cs[0]]))
+    """The product's RRF (app/retrieval/fusion.py) over each part's first `DEPTH`."""
+    cut = {name: ranking[:DEPTH] for name, ranking in parts.items()}
+    return [(s.chunk_id, s.score) for s in rrf(cut, k, weights)]
 
 
 def shipped(row: Row) -> list[str]:

@@ -20,12 +20,16 @@ SHORT_PYTEST = ["--collect-only", "-q", "tests/ids.py"]  # what ops/test.sh woul
 CONFORMANCE = "tests/graph/test_conformance.py"  # a file of tests run on both backends
 
 
-def _make_test(env: dict[str, str], run_dir: Path) -> tuple[subprocess.CompletedProcess, float]:
-    full = {**os.environ, **env, "NEORAG_TEST_RUN_DIR": str(run_dir)}
-    full.pop("NEORAG_SKIP_NEO4J", None)
+def _make_test(
+    env: dict[str, str], run_dir: Path, pytest_args: list[str] = SHORT_PYTEST
+) -> tuple[subprocess.CompletedProcess, float]:
+    """`ops/test.sh` (what `make test` runs) with `env` over this process's environment,
+    whose own NEORAG_SKIP_NEO4J is left out: only `env` may opt out."""
+    inherited = {k: v for k, v in os.environ.items() if k != "NEORAG_SKIP_NEO4J"}
+    full = {**inherited, **env, "NEORAG_TEST_RUN_DIR": str(run_dir)}
     started = time.monotonic()
     done = subprocess.run(
-        ["ops/test.sh", *SHORT_PYTEST],
+        ["ops/test.sh", *pytest_args],
         cwd=ROOT,
         env=full,
         capture_output=True,
@@ -70,14 +74,8 @@ def test_a_wrong_java_fails_and_says_why(tmp_path: Path) -> None:
 def test_the_opt_out_reports_neo4j_tests_as_skipped_never_passed(tmp_path: Path) -> None:
     """`NEORAG_SKIP_NEO4J=1 make test`: the Neo4j-backed tests are skipped, said so, and
     counted in the closing summary as skipped; the embedded half of the same tests runs."""
-    env = {**os.environ, "NEORAG_SKIP_NEO4J": "1", "NEORAG_TEST_RUN_DIR": str(tmp_path / "n")}
-    done = subprocess.run(
-        ["ops/test.sh", "-q", "-p", "no:cacheprovider", CONFORMANCE],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    done, _ = _make_test(
+        {"NEORAG_SKIP_NEO4J": "1"}, tmp_path / "n", ["-q", "-p", "no:cacheprovider", CONFORMANCE]
     )
     assert done.returncode == 0, done.stdout[-2000:]
     assert "Neo4j-backed tests are skipped (and not counted as passing)" in done.stdout
@@ -90,16 +88,8 @@ def test_the_opt_out_reports_neo4j_tests_as_skipped_never_passed(tmp_path: Path)
 
 def test_the_cache_folder_follows_neorag_cache(tmp_path: Path) -> None:
     """The README's `NEORAG_CACHE` moves the caches, as `make CACHE=…` does."""
-    env = {**os.environ, "NEORAG_CACHE": str(tmp_path / "cache")}
-    planned = subprocess.run(
-        ["make", "--no-print-directory", "-n", "deps"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert str(tmp_path / "cache" / "deps-") in planned.stdout, planned.stdout[-2000:]
+    planned = _make(ROOT, "-n", "deps", env={"NEORAG_CACHE": str(tmp_path / "cache")})
+    assert str(tmp_path / "cache" / "deps-") in planned, planned[-2000:]
 
 
 def _clone(to: Path) -> Path:
@@ -107,10 +97,11 @@ def _clone(to: Path) -> Path:
     return to
 
 
-def _make(checkout: Path, *args: str) -> str:
+def _make(checkout: Path, *args: str, env: dict[str, str] | None = None) -> str:
     done = subprocess.run(
         ["make", "--no-print-directory", *args],
         cwd=checkout,
+        env={**os.environ, **(env or {})},
         capture_output=True,
         text=True,
         timeout=900,
