@@ -8,10 +8,10 @@ used everywhere, so a query token and a stored token always meet.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from functools import cache
-
-from spacy.lang.en.stop_words import STOP_WORDS
+from pathlib import Path
 
 from ingest.config import TokenConfig
 
@@ -19,8 +19,24 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 @cache
+def english_stop_words() -> frozenset[str]:
+    """spaCy's English stop words, read from spaCy's own list without importing spaCy: its
+    import pulls in thinc and torch, seconds for a word list that every query and CLI
+    command needs."""
+    spec = importlib.util.find_spec("spacy")
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError("spacy is not installed")
+    path = Path(spec.origin).parent / "lang" / "en" / "stop_words.py"
+    words = importlib.util.spec_from_file_location("_spacy_en_stop_words", path)
+    assert words is not None and words.loader is not None
+    module = importlib.util.module_from_spec(words)
+    words.loader.exec_module(module)
+    return frozenset(module.STOP_WORDS)
+
+
+@cache
 def stopwords() -> frozenset[str]:
-    return frozenset(w.casefold() for w in STOP_WORDS)
+    return frozenset(w.casefold() for w in english_stop_words())
 
 
 class Analyzer:

@@ -159,3 +159,35 @@ def test_a_generated_password_is_private_and_never_shown(tmp_path: Path) -> None
     assert password not in output
     assert [line for line in seen if password.encode() in line] == []
     assert _stored_hash_matches(tmp_path, password)
+
+
+def test_readiness_gives_up_as_soon_as_the_server_has_exited(tmp_path: Path) -> None:
+    """`make test` waits up to 240 s for a starting server; one that died (a bad setting,
+    a port taken by the time the JVM binds it) is reported at once, with the reason."""
+    import socket
+    import sys
+
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    (tmp_path / "password").write_text("secret")
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (tmp_path / "neo4j.pid").write_text(str(dead.pid))
+    started = time.monotonic()
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "ops/neo4j/wait_ready.py"),
+            f"bolt://127.0.0.1:{port}",
+            str(tmp_path / "password"),
+            "240",
+            str(tmp_path / "neo4j.pid"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert "exited while starting" in done.stderr
+    assert time.monotonic() - started < 30

@@ -12,8 +12,11 @@ what Finnish driver?": "Mika Häkkinen", not "the Flying Finn").
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from spacy.tokens import Doc
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+
 
 _ASKED = re.compile(
     r"\bnick ?names?\b|\bmonikers?\b|\b(?:referred to|known|called|dubbed)(?: as)?\s*\?\s*$",

@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Literal
-
-from spacy.tokens import Doc, Token
+from typing import TYPE_CHECKING, Literal
 
 from app.eval.metrics import normalize_answer
 from app.reader.context import Evidence
 from app.reader.lexicon import PLAY_VERBS
 from app.reader.question import QuestionAnalysis, argument_slot
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
 
 Role = Literal["actor", "character"]
 

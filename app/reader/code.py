@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from spacy.tokens import Doc
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
 
 CODE_LABEL = "CODE"
 VERSION_LABEL = "VERSION"

@@ -19,10 +19,14 @@ where the NER model ends them), so the best one can be a fragment of the answer:
 
 from __future__ import annotations
 
-from spacy.tokens import Doc, Span, Token
+from typing import TYPE_CHECKING
 
 from app.reader.question import COUNTING, QuestionAnalysis
 from app.reader.spans import MAX_WORDS
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Span, Token
+
 
 _PLACES = frozenset({"GPE", "LOC"})
 _MODIFIES = frozenset({"compound", "amod", "nmod"})

@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-
-from spacy.tokens import Doc
+from typing import TYPE_CHECKING
 
 from app.eval.metrics import normalize_answer
 from app.reader.context import Evidence, clean_title
@@ -24,7 +23,11 @@ from app.reader.question import QuestionAnalysis
 from app.reader.related import measured_passage
 from app.reader.scoring import content_words
 
-Parse = Callable[[Sequence[str]], list[Doc]]
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+
+
+Parse = Callable[[Sequence[str]], "list[Doc]"]
 
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
 _MONTH_NAMES = (

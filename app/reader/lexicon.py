@@ -5,9 +5,9 @@ from the spaCy (OntoNotes) label set; nothing here is fitted to a dataset.
 
 from __future__ import annotations
 
-from spacy.lang.en.stop_words import STOP_WORDS
+from ingest.tokens import english_stop_words
 
-STOP = frozenset(w.lower() for w in STOP_WORDS) | {"'s", "’s", "name", "called", "named"}
+STOP = frozenset(w.lower() for w in english_stop_words()) | {"'s", "’s", "name", "called", "named"}
 
 
 def _words(text: str) -> frozenset[str]:

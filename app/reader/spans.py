@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-from spacy.tokens import Doc, Span, Token
+from typing import TYPE_CHECKING
 
 from app.reader.code import code_spans
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Span, Token
+
 
 MAX_WORDS = 10
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")

@@ -23,6 +23,15 @@ allowed_procedures() { grep -vE '^[[:space:]]*(#|$)' "$here/allowed-procedures" 
 
 running() { [[ -f "$pidfile" ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
 
+# A port something already listens on fails here, in a second, rather than after the JVM
+# has started and failed to bind it.
+check_port() {
+  if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
+    echo "neo4j: cannot listen on 127.0.0.1:$1 ($2): Address already in use (set NEO4J_${2^^}_PORT)" >&2
+    exit 1
+  fi
+}
+
 write_conf() {
   local home="$1"
   mkdir -p "$run"/{conf,data,logs,import,run}
@@ -77,9 +86,11 @@ set_initial_password() {
 
 start() {
   if running; then echo "neo4j: already running (pid $(cat "$pidfile")) on bolt://127.0.0.1:$bolt_port"; return 0; fi
-  local home; home="$("$here/assemble.sh")"
   "$java" -version 2>&1 | grep -qE 'version "(17|21)' || {
     echo "neo4j: Neo4j 5.26 needs Java 17 or 21; set JAVA_HOME (found: $("$java" -version 2>&1 | head -1))" >&2; exit 1; }
+  check_port "$bolt_port" bolt
+  check_port "$http_port" http
+  local home; home="$("$here/assemble.sh")"
   write_conf "$home"
   export NEO4J_HOME="$run" NEO4J_CONF="$run/conf"
   set_initial_password "$home"
