@@ -29,13 +29,24 @@ class LlmConfig(BaseModel):
     """Optional answer generation through a langchain-core chat model. `none` means the
     answer is extractive: the best evidence sentences, cited."""
 
-    provider: Literal["none", "ollama", "openai"] = "none"
-    model: str = ""
-    base_url: str = ""
-    api_key: SecretStr = SecretStr("")
-    temperature: float = 0.0
-    timeout: float = 60.0
-    max_retries: int = Field(2, ge=0)
+    provider: Literal["none", "ollama", "openai"] = Field(
+        "none",
+        description="`none`: extractive answers from the offline reader; `ollama`: "
+        "Ollama's own API; `openai`: any OpenAI-compatible endpoint (OpenAI, vLLM, "
+        "llama.cpp's server, LiteLLM)",
+    )
+    model: str = Field("", description="the chat model's name, e.g. `llama3.1`, `gpt-4o-mini`")
+    base_url: str = Field(
+        "",
+        description="the model server's URL; empty: `http://127.0.0.1:11434` for `ollama`, "
+        "`https://api.openai.com/v1` for `openai`",
+    )
+    api_key: SecretStr = Field(
+        SecretStr(""), description="the model server's API key (`openai`); never logged"
+    )
+    temperature: float = Field(0.0, description="sampling temperature of the chat model")
+    timeout: float = Field(60.0, description="seconds to wait for the chat model per request")
+    max_retries: int = Field(2, ge=0, description="retries of a failed chat-model request")
 
 
 SCOPES = ("read", "ingest", "admin")  # each includes the ones before it
@@ -77,20 +88,56 @@ class ApiConfig(BaseModel):
     behind one queue (the retrieval is CPU-bound Python, so threads alone do not use a
     second core)."""
 
-    host: str = "127.0.0.1"
-    port: int = Field(8000, ge=1, le=65535)
-    workers: int = Field(2, ge=1, le=64)
-    # Numeric threads (BLAS, FAISS, torch, onnxruntime) per query process; 0: cores // workers.
-    compute_threads: int = Field(0, ge=0, le=256)
-    keys: SecretStr = SecretStr("")
+    host: str = Field(
+        "127.0.0.1",
+        description="address `neorag api` binds (`--host`); another than loopback without "
+        "`keys` prints a warning",
+    )
+    port: int = Field(8000, ge=1, le=65535, description="port `neorag api` listens on (`--port`)")
+    workers: int = Field(
+        2,
+        ge=1,
+        le=64,
+        description="query processes behind the one HTTP process, each with its own engine "
+        "(`--workers`)",
+    )
+    compute_threads: int = Field(
+        0,
+        ge=0,
+        le=256,
+        description="numeric threads (BLAS, FAISS, torch, onnxruntime) per query process; "
+        "0: the cores divided by `workers`; `OMP_NUM_THREADS`, when set, wins",
+    )
+    keys: SecretStr = Field(
+        SecretStr(""),
+        description="API keys, `key[:scope],…` with scope `read`, `ingest` or `admin` "
+        "(`admin` when none is given; 8+ characters); empty: every route is open",
+    )
     # None: the retrieval's `max_question_chars`. Never above it: a longer question would
     # be truncated there, so the API and MCP refuse it instead (`Settings.question_limit`).
-    max_question_chars: int | None = Field(None, ge=16)
-    max_upload_bytes: int = Field(20 * 1024 * 1024, ge=1024)
-    root_path: str = ""  # the path prefix a reverse proxy serves the API under
-    cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
-    # Host headers /mcp accepts besides loopback (DNS-rebinding protection): a proxy's name.
-    mcp_allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    max_question_chars: int | None = Field(
+        None,
+        ge=16,
+        description="longest question the API and MCP accept (400 beyond it); unset: "
+        "`NEORAG_RETRIEVAL__MAX_QUESTION_CHARS`, which it can only lower",
+    )
+    max_upload_bytes: int = Field(
+        20 * 1024 * 1024,
+        ge=1024,
+        description="largest file `POST /v1/documents` takes (413 beyond)",
+    )
+    root_path: str = Field(
+        "", description="the path prefix a reverse proxy serves the API under, e.g. `/neorag`"
+    )
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="browser origins allowed to call the API, comma-separated; none unless named",
+    )
+    mcp_allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="`Host` headers `/mcp` accepts besides loopback (DNS-rebinding "
+        "protection), comma-separated: a reverse proxy's name, e.g. `rag.example.org:443`",
+    )
 
     @field_validator("keys")
     @classmethod
@@ -114,8 +161,10 @@ class CypherConsoleConfig(BaseModel):
     app/cypher_service.py): the server stops it after `timeout_seconds`, and at most
     `max_rows` rows come back. `NEORAG_CYPHER__TIMEOUT_SECONDS`, `NEORAG_CYPHER__MAX_ROWS`."""
 
-    timeout_seconds: float = Field(60.0, gt=0)
-    max_rows: int = Field(1000, ge=1)
+    timeout_seconds: float = Field(
+        60.0, gt=0, description="seconds the server may spend on one statement (`--timeout`)"
+    )
+    max_rows: int = Field(1000, ge=1, description="rows returned at most (`--max-rows`)")
 
 
 class Settings(BaseSettings):
@@ -128,26 +177,47 @@ class Settings(BaseSettings):
         populate_by_name=True,
     )
 
-    backend: Literal["embedded", "neo4j"] = "embedded"
-    data_dir: Path = Path(".neorag")
-    collection: str = DEFAULT_COLLECTION
+    backend: Literal["embedded", "neo4j"] = Field(
+        "embedded",
+        description="`embedded` (SQLite + in-process algorithms, no server) or `neo4j` "
+        "(Neo4j + GDS); `--backend` overrides it",
+    )
+    data_dir: Path = Field(
+        Path(".neorag"),
+        description="local state: the embedded stores, the search-index files (also for "
+        "Neo4j), run logs, jobs and uploads, one folder per collection",
+    )
+    collection: str = Field(
+        DEFAULT_COLLECTION,
+        description="the collection commands, the chat and the API use unless told "
+        "(`--collection`): 1-64 of `a-z 0-9 _ -`, starting with a letter or digit",
+    )
     neo4j_uri: str = Field(
-        _NEO4J["uri"].default, validation_alias=AliasChoices("NEO4J_URI", "NEORAG_NEO4J_URI")
+        _NEO4J["uri"].default,
+        validation_alias=AliasChoices("NEO4J_URI", "NEORAG_NEO4J_URI"),
+        description="the Neo4j server: `bolt://` for one server, `neo4j://` to route in a cluster",
     )
     neo4j_user: str = Field(
-        _NEO4J["user"].default, validation_alias=AliasChoices("NEO4J_USER", "NEORAG_NEO4J_USER")
+        _NEO4J["user"].default,
+        validation_alias=AliasChoices("NEO4J_USER", "NEORAG_NEO4J_USER"),
+        description="the Neo4j user",
     )
     neo4j_password: SecretStr = Field(
         _NEO4J["password"].default,
         validation_alias=AliasChoices("NEO4J_PASSWORD", "NEORAG_NEO4J_PASSWORD"),
+        description="the Neo4j password (`make neo4j-start` writes one to "
+        "`.neo4j/dev/password`); never logged",
     )
     neo4j_database: str = Field(
         _NEO4J["database"].default,
         validation_alias=AliasChoices("NEO4J_DATABASE", "NEORAG_NEO4J_DATABASE"),
+        description="the Neo4j database every collection lives in",
     )
     neo4j_gds_uri: str = Field(
         _NEO4J["gds_uri"].default,
         validation_alias=AliasChoices("NEO4J_GDS_URI", "NEORAG_NEO4J_GDS_URI"),
+        description="a cluster's GDS member as a direct `bolt://` address: projections and "
+        "algorithms run there; empty: the member `NEO4J_URI` routes writes to",
     )
     ingest: IngestConfig = Field(default_factory=IngestConfig)
     algorithms: AlgorithmConfig = Field(default_factory=AlgorithmConfig)

@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from app.cli import app as cli
 from app.settings import Settings, SettingsError, load_settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,14 +41,24 @@ def neorag(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     ],
 )
 def test_a_bad_setting_is_one_line(env: dict[str, str], names: list[str], tmp_path: Path) -> None:
-    done = neorag("status", NEORAG_DATA_DIR=str(tmp_path), **env)
-    assert done.returncode == 2
+    done = CliRunner().invoke(cli, ["status"], env={"NEORAG_DATA_DIR": str(tmp_path), **env})
+    assert done.exit_code == 2 and isinstance(done.exception, SystemExit)
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith("error: invalid setting ")
     for name in names:
         assert name in lines[0]
-    assert "Traceback" not in done.stderr and "pydantic" not in done.stderr.lower()
+    assert "pydantic" not in done.stderr.lower()
+
+
+def test_a_bad_setting_is_one_line_from_the_command_itself(tmp_path: Path) -> None:
+    """The same through a real `neorag` process: nothing else reaches its stderr."""
+    done = neorag("status", NEORAG_DATA_DIR=str(tmp_path), NEORAG_BACKEND="mongo")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: invalid setting "), done.stderr
+    assert "NEORAG_BACKEND='mongo'" in lines[0]
+    assert "Traceback" not in done.stderr
 
 
 def test_passwords_are_never_echoed(monkeypatch: pytest.MonkeyPatch) -> None:
