@@ -183,7 +183,9 @@ class FileProgress:
     def _save(self, force: bool = False) -> None:
         now = time.monotonic()
         if force or now - self._written >= WRITE_EVERY:
-            stages = list(self.job["stages"].values())
+            stages = [  # a stage with no total (the scan, chunks) counts once finished
+                s for s in self.job["stages"].values() if s["total"] or s["state"] == "finished"
+            ]
             self.job["progress"] = round(sum(map(_fraction, stages)) / max(len(stages), 1), 3)
             _write(self.path, self.job)
             self._written = now

@@ -157,7 +157,7 @@ class Embedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         order = np.argsort([len(t) for t in texts], kind="stable")
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        step = self.batch_size * 4
+        step = self.batch_size  # one model batch per call: progress after each
         with self._lock:
             for start in range(0, len(texts), step):
                 idx = order[start : start + step]

@@ -32,6 +32,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
@@ -42,7 +43,7 @@ from ingest.config import IngestConfig
 from ingest.loaders import LoadedDocument
 from ingest.loaders.types import one_line
 from ingest.models import IngestModels
-from ingest.report import IngestReport, NoProgress, Progress, Skip, timed
+from ingest.report import CHUNKS_EMBEDDED, IngestReport, NoProgress, Progress, Skip, timed
 from ingest.tokens import Analyzer
 
 Batch = Sequence[tuple[str, LoadedDocument]]
@@ -54,6 +55,7 @@ IN_FLIGHT_PER_WORKER = 2
 TERMINATE_GRACE_SECONDS = 10.0
 MAX_REASON_CHARS = 300
 PARENT_POLL_SECONDS = 1.0
+WATCH_SECONDS = 0.5
 
 
 class WorkerDied(NeoragError):
@@ -86,10 +88,13 @@ def build_isolating(
     models: IngestModels,
     analyzer: Analyzer,
     report: IngestReport,
+    progress: Progress | None = None,
 ) -> tuple[Built, list[Skip]]:
-    """`build(batch)`; should it raise, each document alone, the failing ones skipped."""
+    """`build(batch)`; should it raise, each document alone, the failing ones skipped.
+    `progress` sees the chunk count inside the batch; the stages advance per batch."""
+    inside = _ChunksOnly(progress) if progress is not None else NoProgress()
     try:
-        return build(batch, cfg, models, analyzer, report, NoProgress()), []
+        return build(batch, cfg, models, analyzer, report, inside), []
     except Exception as exc:
         if len(batch) == 1:
             return [], [_skip(batch[0][1], exc)]
@@ -97,10 +102,22 @@ def build_isolating(
     skips: list[Skip] = []
     for item in batch:
         try:
-            built += build([item], cfg, models, analyzer, report, NoProgress())
+            built += build([item], cfg, models, analyzer, report, inside)
         except Exception as exc:
             skips.append(_skip(item[1], exc))
     return built, skips
+
+
+class _ChunksOnly(NoProgress):
+    """Forwards the chunk count a build reports; the batch's stages are advanced by the
+    caller once the batch is built (and its failed documents known)."""
+
+    def __init__(self, progress: Progress) -> None:
+        self._progress = progress
+
+    def advance(self, stage: str, n: int = 1) -> None:
+        if stage == CHUNKS_EMBEDDED:
+            self._progress.advance(stage, n)
 
 
 def _skip(doc: LoadedDocument, exc: Exception) -> Skip:
@@ -137,7 +154,7 @@ def build_batches(
             with timed(report, "models", time.perf_counter):
                 load_models(models)
         for batch in batches:
-            built, skips = build_isolating(build, batch, cfg, models, analyzer, report)
+            built, skips = build_isolating(build, batch, cfg, models, analyzer, report, progress)
             _batch_done(len(batch), skips, report, progress)
             yield built
         return
@@ -172,15 +189,17 @@ def _in_workers(
             submit(batch)
         while pending:
             size, future = pending.popleft()
-            built, skips, seconds = future.result()
+            built, skips, seconds = _result(future, pool)
             for stage, spent in seconds.items():
                 report.add_time(stage, spent)
             _batch_done(size, skips, report, progress)
+            progress.advance(CHUNKS_EMBEDDED, sum(len(chunks) for _, chunks in built))
             submit(next(queued, None))
             yield built
             written += size
     except BrokenProcessPool:
         how = how_workers_died(_terminate(pool))
+        _unblock_results(pool)
         raise WorkerDied(
             f"an ingest worker process died ({how}); the {written} documents written "
             "before it are stored: run the ingest again to index the rest"
@@ -190,6 +209,34 @@ def _in_workers(
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _result(
+    future: Future[tuple[Built, list[Skip], dict[str, float]]], pool: ProcessPoolExecutor
+) -> tuple[Built, list[Skip], dict[str, float]]:
+    """The future's result, watching the workers meanwhile: a worker killed while it sends
+    a result leaves half a message in the result pipe, and the pool's own manager thread
+    then waits for the rest forever instead of marking the pool broken."""
+    while True:
+        try:
+            return future.result(timeout=WATCH_SECONDS)
+        except FutureTimeout:
+            if any(p.exitcode not in (None, 0) for p in _processes(pool)):
+                raise BrokenProcessPool("an ingest worker process died") from None
+
+
+def _processes(pool: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:
+    return list((getattr(pool, "_processes", None) or {}).values())
+
+
+def _unblock_results(pool: ProcessPoolExecutor) -> None:
+    """Close this process's end of the result pipe once the workers are gone, so a manager
+    thread stuck reading half a result gets end-of-file, marks the pool broken and exits
+    (its shutdown, and the interpreter's exit, join that thread)."""
+    queue = getattr(pool, "_result_queue", None)
+    writer = getattr(queue, "_writer", None)
+    if writer is not None:
+        writer.close()
 
 
 def _batch_done(size: int, skips: list[Skip], report: IngestReport, progress: Progress) -> None:
@@ -221,7 +268,7 @@ def _terminate(pool: ProcessPoolExecutor) -> list[int | None]:
     """Stop the workers now, mid-batch (a batch can take a minute): nothing they hold is
     written. ProcessPoolExecutor has no public way to do this before Python 3.14. Returns
     the workers' exit codes."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
+    processes = _processes(pool)
     for process in processes:
         if process.is_alive():
             process.terminate()

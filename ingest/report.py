@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
+CHUNKS_EMBEDDED = "chunks embedded"  # a stage counted in chunks, known only batch by batch
+
 
 class Progress(Protocol):
     """Progress sink: the CLI draws rich bars, the UI a st.progress, tests nothing."""

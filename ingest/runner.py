@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 from graph.base import GraphStore
@@ -55,13 +54,14 @@ from ingest.model_stamp import (
 )
 from ingest.models import IngestModels
 from ingest.parallel import build_batches, vector_dimension
-from ingest.report import IngestReport, NoProgress, Progress, Skip, timed
+from ingest.report import CHUNKS_EMBEDDED, IngestReport, NoProgress, Progress, Skip, timed
 from ingest.scan_cache import FILE_NAME, ScanCache, cache_key
 from ingest.token_graph import cooccurrence_delta
 from ingest.tokens import Analyzer
 
 DERIVED_KEY = "derived_for"
 INDEX_STAGES = ("chunk", "analyze", "embed", "write")
+ANALYSIS_SLICE = 16  # chunks per NER call: about a second on one core
 
 
 @dataclass(slots=True)
@@ -175,39 +175,60 @@ def build_chunks(
             out.append((record, chunks))
     progress.advance("chunk", len(docs))
     flat = [c for _, cs in out for c in cs]
+    stop, failed = threading.Event(), []
 
     def analyze() -> None:
-        with timed(report, "analyze", time.perf_counter):
-            analyse_chunks(flat, analyzer, models)
+        try:
+            with timed(report, "analyze", time.perf_counter):
+                analyse_chunks(flat, analyzer, models, stop)
+        except BaseException as exc:  # handed to the batch's thread below
+            failed.append(exc)
 
     # NER runs beside the embedding model: spaCy and torch both release the GIL, and on
     # two cores the overlap hides most of NER's time (measured: 19.4 s → 13.1 s for 600
-    # passages).
-    ner = _analysis_pool().submit(analyze)
-    with timed(report, "embed", time.perf_counter):
-        texts = [embedding_text(c.title, c.section_path, c.text) for c in flat]
-        vectors = models.embedder.encode(texts)
-        for c, v in zip(flat, vectors, strict=True):
-            c.embedding = v
-    progress.advance("embed", len(docs))
-    ner.result()
+    # passages). A daemon thread told to stop, so Ctrl-C never waits for a batch's NER.
+    ner = threading.Thread(target=analyze, name="ner", daemon=True)
+    ner.start()
+    try:
+        with timed(report, "embed", time.perf_counter):
+            texts = [embedding_text(c.title, c.section_path, c.text) for c in flat]
+            vectors = models.embedder.encode(texts, lambda n: chunks_embedded(progress, n))
+            for c, v in zip(flat, vectors, strict=True):
+                c.embedding = v
+        progress.advance("embed", len(docs))
+        ner.join()
+    except BaseException:
+        stop.set()
+        raise
+    if failed:
+        raise failed[0]
     progress.advance("analyze", len(docs))
     return out
 
 
-def analyse_chunks(chunks: Sequence[ChunkRecord], analyzer: Analyzer, models: IngestModels) -> None:
+def chunks_embedded(progress: Progress, n: int) -> None:
+    """Progress inside a batch (a large file is one document of many chunks)."""
+    progress.advance(CHUNKS_EMBEDDED, n)
+
+
+def analyse_chunks(
+    chunks: Sequence[ChunkRecord],
+    analyzer: Analyzer,
+    models: IngestModels,
+    stop: threading.Event | None = None,
+) -> None:
     """Each chunk's tokens, entities and questions, set in place: the half of a batch's
-    work that runs beside the embedding (`bench/ner_overlap_bench.py` times the two)."""
-    for c in chunks:
-        c.tokens = tuple(analyzer.tokens(c.text))
-    analyses = models.extractor.analyze([c.text for c in chunks], [c.title for c in chunks])
-    for c, a in zip(chunks, analyses, strict=True):
-        c.entities, c.questions = a.entities, a.questions
-
-
-@cache
-def _analysis_pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="ner")
+    work that runs beside the embedding (`bench/ner_overlap_bench.py` times the two). In
+    slices, so a set `stop` ends it within one slice's time."""
+    for start in range(0, len(chunks), ANALYSIS_SLICE):
+        if stop is not None and stop.is_set():
+            return
+        part = chunks[start : start + ANALYSIS_SLICE]
+        for c in part:
+            c.tokens = tuple(analyzer.tokens(c.text))
+        analyses = models.extractor.analyze([c.text for c in part], [c.title for c in part])
+        for c, a in zip(part, analyses, strict=True):
+            c.entities, c.questions = a.entities, a.questions
 
 
 def run_ingest(
@@ -285,6 +306,7 @@ def run_ingest(
     if work.to_index:
         for stage in INDEX_STAGES:
             progress.start(stage, len(work.to_index))
+        progress.start(CHUNKS_EMBEDDED, None)
         size = cfg.batch_documents
         batches = [work.to_index[s : s + size] for s in range(0, len(work.to_index), size)]
         built_batches = build_batches(
@@ -297,7 +319,7 @@ def run_ingest(
                 dimension = dimension or vector_dimension(built)
                 indexed.update(rec.id for rec, _ in built)
                 progress.advance("write", len(batch))
-        for stage in INDEX_STAGES:
+        for stage in (*INDEX_STAGES, CHUNKS_EMBEDDED):
             progress.finish(stage)
         # Documents that failed to build are in report.skipped, not among the indexed.
         report.new = [d for d in report.new if d in indexed]

@@ -32,12 +32,12 @@ def uninterrupted_snapshot(root: Path, tmp_path: Path, collection: str) -> Graph
     the reference crash and fault tests compare against."""
     from app.settings import Settings
     from graph.embedded.store import EmbeddedStore
-    from ingest.models import IngestModels
     from ingest.runner import run_ingest
+    from tests.conftest import shared_models
 
     settings = Settings()
     with EmbeddedStore(tmp_path / "reference.sqlite", collection) as ref:
-        models = IngestModels(settings.ingest.models)
+        models = shared_models()
         index_dir = tmp_path / "reference-indexes"
         run_ingest(root, ref, settings.ingest, settings.algorithms, index_dir, models=models)
         return ref.snapshot()
