@@ -18,12 +18,13 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SITE := lib/python3.11/site-packages
 
-.PHONY: help install deps run test test-fast lint neo4j-start neo4j-stop neo4j-status neo4j-assemble browser-deps lock bench eval clean
+.PHONY: help install deps run test check lint neo4j-start neo4j-stop neo4j-status neo4j-assemble browser-deps lock bench eval docs clean
 
 help:
 	@echo "make run     install, index the bundled sample corpus (embedded backend), open the chat on http://127.0.0.1:8501"
 	@echo "make test    install, start a real Neo4j + GDS, run every test, stop Neo4j"
 	@echo "make neo4j-start | neo4j-stop | neo4j-status   a local Neo4j + GDS for NEORAG_BACKEND=neo4j (bolt 7687, browser 7474)"
+	@echo "make check   the inner loop: lint + the tests that need no Neo4j, browser, model or dataset"
 	@echo "make lint    ruff;  make bench / make eval   benchmarks and the evaluation harness"
 
 # The directory name carries the lock file's hash, so existence is the whole test (a fresh
@@ -76,8 +77,10 @@ run: install
 test: install neo4j-assemble browser-deps
 	@ops/test.sh
 
-test-fast: install
-	NEORAG_SKIP_NEO4J=1 $(PY) -m pytest -q -m "not slow and not browser"
+# The inner loop: lint, then the tests that need no Neo4j, no browser, no model load and no
+# dataset slice (make test runs everything).
+check: lint
+	NEORAG_SKIP_NEO4J=1 $(PY) -m pytest -q -m "not neo4j and not slow and not browser and not faults"
 
 lint: install
 	$(PY) -m ruff check .
@@ -88,6 +91,11 @@ bench: install neo4j-assemble
 
 eval: install neo4j-assemble
 	@ops/eval.sh
+
+# docs/configuration.md is rendered from the settings model (tests/app/test_settings_doc.py
+# fails when the committed page differs from the render).
+docs: install
+	$(PY) -m app.settings_doc > docs/configuration.md.tmp && mv docs/configuration.md.tmp docs/configuration.md
 
 lock:
 	rm -rf /tmp/neorag-lock && $(PYTHON) -m venv /tmp/neorag-lock

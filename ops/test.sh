@@ -10,6 +10,9 @@ export NEO4J_RUN_DIR="${NEORAG_TEST_RUN_DIR:-$repo/.neo4j/test}"
 export NEO4J_BOLT_PORT="${NEORAG_TEST_BOLT_PORT:-7688}" NEO4J_HTTP_PORT="${NEORAG_TEST_HTTP_PORT:-7475}"
 export NEO4J_HEAP="${NEO4J_HEAP:-1g}" NEO4J_PAGECACHE="${NEO4J_PAGECACHE:-256m}"
 unset NEO4J_PASSWORD
+started=$SECONDS
+export NEORAG_TEST_SUMMARY="$NEO4J_RUN_DIR.summary"
+rm -f "$NEORAG_TEST_SUMMARY"
 
 if [[ "${NEORAG_SKIP_NEO4J:-0}" == "1" ]]; then
   echo "make test: NEORAG_SKIP_NEO4J=1, Neo4j-backed tests are skipped (and not counted as passing)"
@@ -37,4 +40,10 @@ export NEO4J_URI="bolt://127.0.0.1:$NEO4J_BOLT_PORT" NEO4J_USER=neo4j
 NEO4J_PASSWORD="$(cat "$NEO4J_RUN_DIR/password")"
 export NEO4J_PASSWORD
 export NEORAG_TEST_NEO4J_HTTP="http://127.0.0.1:$NEO4J_HTTP_PORT"
-"$py" -m pytest "$@"
+rc=0
+"$py" -m pytest "$@" || rc=$?
+trap - EXIT
+ops/neo4j/server.sh stop
+summary="$(cat "$NEORAG_TEST_SUMMARY" 2>/dev/null || echo "Neo4j-backed tests: none reported")"
+echo "make test: $summary; wall time $(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s (exit $rc)"
+exit "$rc"

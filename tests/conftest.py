@@ -8,6 +8,7 @@ import os
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,16 @@ def dataset_file(*parts: str) -> Path:
 
 
 _neo4j_outcomes: Counter[str] = Counter()
+
+
+@cache
+def shared_models():  # -> ingest.models.IngestModels
+    """The default models, loaded once per test process: an in-process ingest that is not
+    itself under test should not pay a spaCy and sentence-transformers load."""
+    from app.settings import Settings
+    from ingest.models import IngestModels
+
+    return IngestModels(Settings().ingest.models)
 
 
 def neo4j_config_from_env() -> Neo4jConfig:
@@ -150,3 +161,5 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     total = sum(_neo4j_outcomes.values())
     line = ", ".join(f"{n} {k}" for k, n in sorted(_neo4j_outcomes.items())) or "none collected"
     terminalreporter.write_sep("=", f"Neo4j-backed tests: {total} ({line})")
+    if summary := os.environ.get("NEORAG_TEST_SUMMARY"):  # ops/test.sh repeats it last
+        Path(summary).write_text(f"Neo4j-backed tests: {total} ({line})")

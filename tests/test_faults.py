@@ -9,8 +9,10 @@
 - Two ingests with different data dirs into one Neo4j collection: serialised by the lock
   held in the database.
 
-The servers here are throwaway ones (tests/neo4j_server.py), never the shared test server,
-except for the lock test, which only writes its own fresh collection.
+The server killed here is a throwaway one (tests/neo4j_server.py), one for the module,
+never the shared test server; the lock test only writes its own fresh collection there.
+Only what a test breaks runs as a process of its own: the corpora the faults meet are
+ingested in this process.
 """
 
 from __future__ import annotations
@@ -27,20 +29,23 @@ from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
+from typer.testing import CliRunner
 
+from app.cli import app
 from app.engine import Engine
-from app.services import store_path
+from app.services import index_dir, open_store, store_path
 from app.settings import Settings
 from graph.config import Neo4jConfig
 from graph.embedded.store import EmbeddedStore
 from graph.errors import NeoragError
 from graph.neo4j.store import Neo4jStore
-from tests.conftest import DATASETS, fresh_collection
+from ingest.runner import run_ingest
+from tests.conftest import DATASETS, fresh_collection, shared_models
 from tests.ingest.graph_compare import assert_same_graph, uninterrupted_snapshot
 from tests.neo4j_server import ThrowawayNeo4j, throwaway_neo4j
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow]
-PASSAGES = 160
+PASSAGES = 48
 BATCH = 8
 REPO = Path(__file__).resolve().parents[1]
 
@@ -117,24 +122,50 @@ def one_error_line(stderr: str) -> str:
     return lines[0]
 
 
-@pytest.fixture()
-def server(tmp_path: Path) -> Iterator[ThrowawayNeo4j]:
-    neo4j = throwaway_neo4j(tmp_path)
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThrowawayNeo4j]:
+    """One throwaway server for the module: each test kills and restarts it, in a
+    collection of its own."""
+    neo4j = throwaway_neo4j(tmp_path_factory.mktemp("faults"))
     try:
         yield neo4j
     finally:
-        neo4j.stop()
+        neo4j.kill()  # its data dies with the test's folder: no clean shutdown to wait for
+
+
+def run_in_process(root: Path, settings: Settings) -> None:
+    """An ingest in this process, whose models are loaded once for the session: where a
+    test needs a stored corpus, not a process to break."""
+    with open_store(settings, create=True) as store:
+        run_ingest(
+            root,
+            store,
+            settings.ingest.model_copy(update={"batch_documents": BATCH}),
+            settings.algorithms,
+            index_dir(settings),
+            models=shared_models(),
+        )
+
+
+def server_settings(server: ThrowawayNeo4j, data_dir: Path, collection: str) -> Settings:
+    return Settings(
+        backend="neo4j",
+        data_dir=data_dir,
+        collection=collection,
+        neo4j_uri=server.uri,
+        neo4j_password=SecretStr(server.password),
+    )
 
 
 @pytest.mark.neo4j
 def test_neo4j_killed_during_an_ingest(server: ThrowawayNeo4j, tmp_path: Path) -> None:
     root = corpus(tmp_path / "docs")
-    collection = "faults"
+    collection = "killed"
     want = uninterrupted_snapshot(root, tmp_path, collection)
     env = cli_env(tmp_path / "data", collection, server)
     proc = ingest(root, env)
     count = documents_on(server, collection)
-    wait_for(lambda: count() >= 3 * BATCH, proc, timeout=600)
+    wait_for(lambda: count() >= BATCH, proc, timeout=600)
     server.kill()
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 2
@@ -152,19 +183,8 @@ def test_neo4j_killed_during_an_ingest(server: ThrowawayNeo4j, tmp_path: Path) -
 
 @pytest.mark.neo4j
 def test_neo4j_restarted_during_queries(server: ThrowawayNeo4j, tmp_path: Path) -> None:
-    root = corpus(tmp_path / "docs", 40)
-    collection = "queries"
-    env = cli_env(tmp_path / "data", collection, server)
-    first = ingest(root, env)
-    _, err = first.communicate(timeout=900)
-    assert first.returncode == 0, err[-2000:]
-    settings = Settings(
-        backend="neo4j",
-        data_dir=tmp_path / "data",
-        collection=collection,
-        neo4j_uri=server.uri,
-        neo4j_password=SecretStr(server.password),
-    )
+    settings = server_settings(server, tmp_path / "data", "queries")
+    run_in_process(corpus(tmp_path / "docs", 16), settings)
     engine = Engine(settings)
     question = "Who directed the film?"
     outcomes: list[str] = []
@@ -208,17 +228,15 @@ def _limit_file_size(limit: int) -> Callable[[], None]:
 
 def test_disk_full_under_the_embedded_store(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    env = cli_env(data, "default")
-    db = store_path(Settings(backend="embedded", data_dir=data))
+    settings = Settings(backend="embedded", data_dir=data)
+    db = store_path(settings)
     root = corpus(tmp_path / "docs", PASSAGES // 2)
-    first = ingest(root, env)
-    _, err = first.communicate(timeout=900)
-    assert first.returncode == 0, err[-2000:]
+    run_in_process(root, settings)
     size = db.stat().st_size
 
     # the corpus grows to twice its size; files are capped a little above the store's size
     corpus(root, PASSAGES)
-    full = ingest(root, env, preexec_fn=_limit_file_size(size + 256 * 1024))
+    full = ingest(root, cli_env(data, "default"), preexec_fn=_limit_file_size(size + 64 * 1024))
     _, err = full.communicate(timeout=900)
     assert full.returncode == 2, err[-2000:]
     line = one_error_line(err)
@@ -228,15 +246,13 @@ def test_disk_full_under_the_embedded_store(tmp_path: Path) -> None:
         assert store._rows("PRAGMA integrity_check") == [("ok",)]
         chunks = store.snapshot().chunks
         stored = store.documents()
-    assert len(stored) >= PASSAGES // 2
+    assert PASSAGES // 2 <= len(stored) < PASSAGES
     per_doc: dict[str, int] = {}
     for doc_id, _ in chunks.values():
         per_doc[doc_id] = per_doc.get(doc_id, 0) + 1
     assert set(per_doc) == set(stored)
 
-    again = ingest(root, env)
-    _, err = again.communicate(timeout=900)
-    assert again.returncode == 0, err[-2000:]
+    run_in_process(root, settings)  # space again: the re-run finishes the job exactly
     with EmbeddedStore(db) as store:
         assert_same_graph(store.snapshot(), uninterrupted_snapshot(root, tmp_path, "default"))
 
@@ -245,7 +261,7 @@ def test_disk_full_under_the_embedded_store(tmp_path: Path) -> None:
 def test_two_data_dirs_one_neo4j_collection_are_serialised(
     neo4j_config: Neo4jConfig, tmp_path: Path
 ) -> None:
-    root = corpus(tmp_path / "docs", 80)
+    root = corpus(tmp_path / "docs", 2 * BATCH)
     collection = fresh_collection()
     base = {
         "NEO4J_URI": neo4j_config.uri,
@@ -254,6 +270,7 @@ def test_two_data_dirs_one_neo4j_collection_are_serialised(
     }
     env_a = cli_env(tmp_path / "a", collection, NEORAG_BACKEND="neo4j", **base)
     env_b = cli_env(tmp_path / "b", collection, NEORAG_BACKEND="neo4j", **base)
+    runner = CliRunner()
     first = ingest(root, env_a)
     try:
 
@@ -262,23 +279,22 @@ def test_two_data_dirs_one_neo4j_collection_are_serialised(
                 return store.status().documents > 0
 
         wait_for(started, first, timeout=600)
-        # Paused while it holds the lock, so the second process meets it however fast the
+        # Paused while it holds the lock, so the second ingest meets it however fast the
         # first would have finished; the lock is an open transaction, which a pause keeps.
         os.kill(first.pid, signal.SIGSTOP)
         try:
-            second = ingest(root, env_b)
-            _, err = second.communicate(timeout=300)
+            second = runner.invoke(app, ["ingest", str(root), "--json"], env=env_b)
         finally:
             os.kill(first.pid, signal.SIGCONT)
-        assert second.returncode == 3, err[-2000:]
-        assert "another ingest into collection" in err and "Traceback" not in err
+        assert second.exit_code == 3, second.output[-2000:]
+        assert "another ingest into collection" in second.output
+        assert second.exception is None or isinstance(second.exception, SystemExit)
         out, err = first.communicate(timeout=900)
         assert first.returncode == 0, err[-2000:]
-        assert json.loads(out)["documents"]["new"] == 80
-        third = ingest(root, env_b)  # now free: nothing left to do
-        out, err = third.communicate(timeout=900)
-        assert third.returncode == 0, err[-2000:]
-        assert json.loads(out)["documents"]["unchanged"] == 80
+        assert json.loads(out)["documents"]["new"] == 2 * BATCH
+        third = runner.invoke(app, ["ingest", str(root), "--json"], env=env_b)  # now free
+        assert third.exit_code == 0, third.output[-2000:]
+        assert json.loads(third.stdout)["documents"]["unchanged"] == 2 * BATCH
     finally:
         if first.poll() is None:
             first.kill()

@@ -1,5 +1,6 @@
 """Scheduled and concurrent use: two ingests never overlap, and queries during a re-ingest
-never error and never return chunks of a half-written document (real processes)."""
+never error and never return chunks of a half-written document (the re-ingest and the
+scheduled loop are real processes)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from pathlib import Path
 
 import pytest
 from filelock import FileLock, Timeout
+from typer.testing import CliRunner
 
+from app.cli import app
 from app.engine import Engine
-from app.ingest_command import ingest_lock, parse_interval
+from app.ingest_command import ingest_lock, ingest_once, parse_interval
 from app.settings import Settings
 from graph.errors import NeoragError
 
@@ -68,43 +71,29 @@ def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
     return Settings(backend=request.param, data_dir=tmp_path / "data")
 
 
-def test_second_ingest_exits_with_a_message(settings: Settings, tmp_path: Path) -> None:
-    docs = write_version(tmp_path / "docs", "spring")
-    env = env_for(settings)
-    first = cli(["ingest", str(docs), "--json"], env)
-    lock = ingest_lock(settings)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:  # wait until the first ingest holds the lock
-        try:
-            lock.acquire(timeout=0)
-            lock.release()
-            time.sleep(0.05)
-        except Timeout:
-            break
-    second = cli(["ingest", str(docs)], env)
-    _, err = second.communicate(timeout=300)
-    assert second.returncode == 3, err
-    assert "another ingest" in err and "Traceback" not in err
-    out, err = first.communicate(timeout=600)
-    assert first.returncode == 0, err[-2000:]
-    assert json.loads(out)["documents"]["new"] == DOCS
-
-
 def test_queries_during_a_reingest_see_whole_documents(settings: Settings, tmp_path: Path) -> None:
+    """A re-ingest in another process rewrites every document while this one queries; a
+    second ingest started meanwhile exits with a message (the two never overlap)."""
     docs = write_version(tmp_path / "docs", "spring")
     env = env_for(settings)
-    first = cli(["ingest", str(docs), "--json"], env)
-    _, err = first.communicate(timeout=600)
-    assert first.returncode == 0, err[-2000:]
+    ingest_once(settings, docs)  # the first version, in this process
 
     engine = Engine(settings)
     retriever_modes = ["tigrag", "hybrid", "spectrag"]
     write_version(docs, "autumn")  # every document changes
     reingest = cli(["ingest", str(docs), "--json"], env)
+    lock = ingest_lock(settings)
     seen_versions: set[str] = set()
     queries = 0
+    second = None
     try:
         while reingest.poll() is None or queries < 5:
+            if second is None and reingest.poll() is None:
+                try:
+                    lock.acquire(timeout=0)
+                    lock.release()
+                except Timeout:  # the re-ingest holds it: a second ingest meets it
+                    second = CliRunner().invoke(app, ["ingest", str(docs)], env=env)
             engine.refresh()
             mode = retriever_modes[queries % len(retriever_modes)]
             result = engine.retriever(mode).retrieve("Which timetable does station 7 run?")
@@ -119,8 +108,13 @@ def test_queries_during_a_reingest_see_whole_documents(settings: Settings, tmp_p
             if reingest.poll() is not None and queries >= 5:
                 break
     finally:
-        _, err = reingest.communicate(timeout=600)
+        out, err = reingest.communicate(timeout=600)
     assert reingest.returncode == 0, err[-2000:]
+    assert json.loads(out)["documents"]["changed"] == DOCS
+    assert second is not None, "the re-ingest was never seen holding the lock"
+    assert second.exit_code == 3, second.output
+    assert "another ingest" in second.output
+    assert second.exception is None or isinstance(second.exception, SystemExit)
     assert queries >= 5
     engine.refresh()
     final = engine.retriever("tigrag").retrieve("Which timetable does station 7 run?")
@@ -146,14 +140,8 @@ def test_every_runs_again_and_logs(tmp_path: Path) -> None:
         runs: list[dict] = []
         while time.monotonic() < deadline and len(runs) < 2:
             time.sleep(1)
-            status = subprocess.run(
-                [sys.executable, "-m", "app.cli", "status", "--json"],
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-            if status.returncode == 0:
+            status = CliRunner().invoke(app, ["status", "--json"], env=env)
+            if status.exit_code == 0:
                 runs = json.loads(status.stdout)["runs"]
     finally:
         loop.terminate()

@@ -4,16 +4,15 @@ langchain-core documents, answers with citations (extractive and through a chat 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
 from app.answer import answer, parse_generation, stream
+from app.cli import app
 from app.engine import Engine
 from app.llm import chat_model
 from app.overrides import with_overrides
@@ -347,20 +346,13 @@ def test_unreachable_chat_model_is_one_line(engine: Engine, settings: Settings) 
 
 
 def test_ask_cli_json(settings: Settings) -> None:
-    env = dict(os.environ, NEORAG_DATA_DIR=str(settings.data_dir), NEORAG_BACKEND="embedded")
-    out = subprocess.run(
-        [sys.executable, "-m", "app.cli", "ask", QUESTION, "--json", "--mode", "tigrag"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
+    env = {"NEORAG_DATA_DIR": str(settings.data_dir), "NEORAG_BACKEND": "embedded"}
+    out = CliRunner().invoke(app, ["ask", QUESTION, "--json", "--mode", "tigrag"], env=env)
+    assert out.exit_code == 0, out.output[-2000:]
     payload = json.loads(out.stdout)
     assert payload["mode"] == "tigrag" and payload["citations"]
     assert payload["trace"]["steps"] and payload["answer"]["text"]
     assert "MATCH (a:Chunk)" in payload["cypher"]
-    empty = subprocess.run(
-        [sys.executable, "-m", "app.cli", "ask", ""], env=env, capture_output=True, text=True
-    )
-    assert empty.returncode == 2 and "empty" in empty.stderr and "Traceback" not in empty.stderr
+    empty = CliRunner().invoke(app, ["ask", ""], env=env)
+    assert empty.exit_code == 2 and "empty" in empty.stderr
+    assert isinstance(empty.exception, SystemExit)  # a message, not an exception
