@@ -27,13 +27,15 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from app.retrieval import build_retriever
+from app.retrieval.base import Retriever
+from app.retrieval.links import TitleLinks, doc_id_of
 from app.services import index_dir, open_store
 from app.settings import Settings
 from graph.base import GraphStore
 from graph.dense import DenseIndex
 from graph.errors import EmptyIndex
 from graph.lexical import LexicalIndex
-from ingest.edges import TitleMatcher
 from ingest.embed import Embedder, shared_embedder
 from ingest.indexes import SearchIndexes
 from ingest.model_stamp import EmbeddingModelMismatch, check_query_model
@@ -44,25 +46,11 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 
-class TitleLinks:
-    """Query-time entity linking by document title: which documents a text names
-    (case-insensitively), and each document's first chunk."""
-
-    def __init__(self, titles: dict[str, tuple[str, str]], analyzer: Analyzer) -> None:
-        self.title = {d: t for d, (t, _) in titles.items()}
-        self.first_chunk = {d: c for d, (_, c) in titles.items()}
-        self._matcher = TitleMatcher(self.title, analyzer, fold=True)
-
-    def find(self, text: str) -> list[str]:
-        return sorted(self._matcher.find(text))
-
-
-def doc_id_of(chunk_id: str) -> str:
-    """Chunk ids are `<doc id>#<ordinal>-<hash>` (ingest.chunkers.chunk_id)."""
-    return chunk_id.rsplit("#", 1)[0]
-
-
 class Engine:
+    """The runtime the retrievers answer through: it provides what
+    `app.retrieval.base.RetrievalContext` lists (and so do its snapshots), and builds
+    retrievers by mode name."""
+
     def __init__(self, settings: Settings, store: GraphStore | None = None) -> None:
         self.settings = settings
         self.store = store or open_store(settings)
@@ -249,9 +237,7 @@ class Engine:
     def doc_ids(self, chunk_ids: Iterable[str]) -> dict[str, str]:
         return {c: doc_id_of(c) for c in chunk_ids}
 
-    def retriever(self, mode: str):
-        from app.retrieval import build_retriever
-
+    def retriever(self, mode: str) -> Retriever:
         retriever = build_retriever(mode, self)
         self._modes.add(mode)
         return retriever

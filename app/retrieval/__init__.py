@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 from graph.errors import NeoragError
 
 if TYPE_CHECKING:
-    from app.engine import Engine
-    from app.retrieval.base import Retriever
+    from app.retrieval.base import RetrievalContext, Retriever
 
 
 def _registry() -> dict[str, type[Retriever]]:
@@ -42,7 +41,7 @@ def mode_names() -> list[str]:
     return list(_registry())
 
 
-def build_retriever(mode: str, engine: Engine) -> Retriever:
+def build_retriever(mode: str, engine: RetrievalContext) -> Retriever:
     registry = _registry()
     if mode not in registry:
         raise NeoragError(f"unknown mode {mode!r}; choose one of {', '.join(mode_names())}")

@@ -4,6 +4,10 @@ and hands each mode a small `_retrieve` to implement.
 Outputs are typed so fusion, selection, answering, the UI and the evaluation harness all
 read the same fields: a ranking of `ScoredChunk`s with per-signal scores, the selected
 context, and a `Trace` of what happened.
+
+Retrievers read the index through `RetrievalContext`, the few things they need of the
+engine, never the `Engine` class itself: the engine builds retrievers, so a retriever that
+imported it back would tie the two into one circle (neither could be read or tested alone).
 """
 
 from __future__ import annotations
@@ -12,10 +16,11 @@ import re
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -23,7 +28,45 @@ from graph.errors import NeoragError
 from graph.types import ChunkView
 
 if TYPE_CHECKING:
-    from app.engine import Engine
+    from app.retrieval.links import TitleLinks
+    from app.settings import Settings
+    from graph.base import GraphStore
+    from graph.dense import DenseIndex
+    from graph.lexical import LexicalIndex
+    from ingest.embed import Embedder
+    from ingest.tokens import Analyzer
+
+T = TypeVar("T")
+
+
+class RetrievalContext(Protocol):
+    """What the retrieval modes read from the engine they answer through (`app.engine.Engine`
+    is one; a snapshot of it is another): the store, the published index of one version and
+    the query-side models, plus a cache for structures derived from that version."""
+
+    settings: Settings
+    store: GraphStore
+    analyzer: Analyzer
+    dense: DenseIndex
+    lexical: LexicalIndex
+    utility: LexicalIndex
+    links: TitleLinks
+    indexed: frozenset[str]
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    def encode_queries(self, texts: list[str], *, int8: bool = False) -> np.ndarray: ...
+
+    def has_token(self, token: str) -> bool: ...
+
+    def doc_ids(self, chunk_ids: Iterable[str]) -> dict[str, str]: ...
+
+    def document_sizes(self) -> Counter[str]: ...
+
+    def derived(self, name: str, key: tuple[Any, ...], build: Callable[[], T]) -> T: ...
+
+    def latest_derived(self, name: str, key: tuple[Any, ...]) -> Any: ...
 
 
 class BadQuestion(NeoragError):
@@ -93,7 +136,7 @@ class Query:
 
     text: str
     tokens: list[str]
-    engine: Engine
+    engine: RetrievalContext
     _embedding: np.ndarray | None = None
     _embedding_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -134,7 +177,7 @@ class Retriever(ABC):
 
     name: str = ""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: RetrievalContext) -> None:
         self.engine = engine
         self.cfg = engine.settings.retrieval
 

@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import sparse
 
-from app.engine import doc_id_of
+from app.retrieval.links import doc_id_of
 
 if TYPE_CHECKING:
-    from app.engine import Engine
+    from app.retrieval.base import RetrievalContext
     from graph.types import ChunkView
     from ingest.tokens import Analyzer
 
@@ -152,7 +152,7 @@ def _found(matcher: NameMatcher, text: str, capitalised: bool) -> set[str]:
 
 
 def _vocabulary_of(
-    engine: Engine, ids: list[str]
+    engine: RetrievalContext, ids: list[str]
 ) -> tuple[dict[str, ChunkView], dict[str, str | None], dict[str, frozenset[str]]]:
     """The chunks' views, own titles (as names) and the names each adds to the
     vocabulary: its entity mentions (numeric labels left out) and its title."""
@@ -236,7 +236,7 @@ def _graph(
     )
 
 
-def build_bridge_graph(engine: Engine, max_words: int, capitalised: bool) -> BridgeGraph:
+def build_bridge_graph(engine: RetrievalContext, max_words: int, capitalised: bool) -> BridgeGraph:
     """The graph of the engine's index, from every chunk."""
     chunk_ids = list(engine.dense.ids)
     views, own_title, gives = _vocabulary_of(engine, chunk_ids)
@@ -253,7 +253,7 @@ def build_bridge_graph(engine: Engine, max_words: int, capitalised: bool) -> Bri
     return _graph(chunk_ids, names, entries, matcher, capitalised, gives, givers, doc_titles)
 
 
-def update_bridge_graph(old: BridgeGraph, engine: Engine, max_words: int) -> BridgeGraph:
+def update_bridge_graph(old: BridgeGraph, engine: RetrievalContext, max_words: int) -> BridgeGraph:
     """The graph of the engine's index derived from `old` (another version's graph, same
     parameters), equal to `build_bridge_graph`'s: only the chunks added since are read and
     matched against every name; kept chunks keep their entries (re-indexed, less the names
@@ -309,7 +309,7 @@ def update_bridge_graph(old: BridgeGraph, engine: Engine, max_words: int) -> Bri
 
 
 def _kept_matches(
-    engine: Engine, names: set[str], kept: set[str], max_words: int, capitalised: bool
+    engine: RetrievalContext, names: set[str], kept: set[str], max_words: int, capitalised: bool
 ) -> dict[str, set[str]]:
     """Where kept chunks contain new names: candidates from the lexical index (a chunk
     holding a name holds its words' tokens), confirmed by matching the text."""
@@ -332,7 +332,7 @@ def _kept_matches(
     return out
 
 
-def bridge_graph(engine: Engine, max_words: int, capitalised: bool) -> BridgeGraph:
+def bridge_graph(engine: RetrievalContext, max_words: int, capitalised: bool) -> BridgeGraph:
     """The graph of the engine's published index, built once per index version (no store
     round trip: the FAISS and BM25 objects are replaced whenever the corpus changes),
     derived from the newest graph of an earlier version when there is one."""
@@ -341,7 +341,9 @@ def bridge_graph(engine: Engine, max_words: int, capitalised: bool) -> BridgeGra
     return engine.derived("bridge graph", key, lambda: make_graph(engine, previous, key))
 
 
-def make_graph(engine: Engine, previous: BridgeGraph | None, key: tuple[int, bool]) -> BridgeGraph:
+def make_graph(
+    engine: RetrievalContext, previous: BridgeGraph | None, key: tuple[int, bool]
+) -> BridgeGraph:
     max_words, capitalised = key
     if previous is None:
         return build_bridge_graph(engine, max_words, capitalised)

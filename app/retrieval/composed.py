@@ -17,10 +17,15 @@ import math
 import statistics
 from concurrent.futures import ThreadPoolExecutor, wait
 from functools import cache
-from typing import TYPE_CHECKING
 
-from app.engine import doc_id_of
-from app.retrieval.base import Query, RetrievalResult, Retriever, ScoredChunk, Trace
+from app.retrieval.base import (
+    Query,
+    RetrievalContext,
+    RetrievalResult,
+    Retriever,
+    ScoredChunk,
+    Trace,
+)
 from app.retrieval.baselines import HybridRetriever
 from app.retrieval.bridge import BridgeRetriever
 from app.retrieval.fusion import (
@@ -29,14 +34,12 @@ from app.retrieval.fusion import (
     spread_documents,
     with_document_evidence,
 )
+from app.retrieval.links import doc_id_of
 from app.retrieval.literag import LiteragRetriever
 from app.retrieval.selection import budgeted
 from app.retrieval.spectrag import SpectragRetriever
 from app.retrieval.tigrag import TigragRetriever
 from graph.threads import budget
-
-if TYPE_CHECKING:
-    from app.engine import Engine
 
 FUSION_DEPTH = 30
 
@@ -65,7 +68,7 @@ class TigragSpectragRetriever(TigragRetriever):
 class TigragLiteragRetriever(Retriever):
     name = "tigrag+literag"
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: RetrievalContext) -> None:
         super().__init__(engine)
         self.tigrag = TigragRetriever(engine)
         self.literag = LiteragRetriever(engine)
@@ -105,7 +108,7 @@ class DefaultRetriever(Retriever):
 
     name = "default"
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: RetrievalContext) -> None:
         super().__init__(engine)
         self._parts: dict[str, Retriever] = {}
 

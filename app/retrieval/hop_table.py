@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from graph.types import ChunkEdge, EntityMention
 
 if TYPE_CHECKING:
-    from app.engine import Engine
+    from app.retrieval.base import RetrievalContext
     from graph.base import GraphStore
 
 log = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ def build_hop_table(store: GraphStore, ids: Sequence[str]) -> HopTable:
 class HopReads:
     """Hop reads for one published index: the store's, until the table is copied."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: RetrievalContext) -> None:
         self._engine = engine
         self._table: HopTable | None = None
         self._lock = threading.Lock()
@@ -105,7 +105,7 @@ class HopReads:
             log.debug("hop table not copied, hops read the store: %s", exc)
 
 
-def hop_reads(engine: Engine) -> HopReads | None:
+def hop_reads(engine: RetrievalContext) -> HopReads | None:
     """The engine's table-backed hop reads on a server backend; None: read the store."""
     if not engine.store.remote:
         return None

@@ -43,14 +43,26 @@ from __future__ import annotations
 import math
 import threading
 from collections import defaultdict
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from app.retrieval.base import Query, RetrievalResult, Retriever, ScoredChunk, Trace
+from app.retrieval.base import (
+    Query,
+    RetrievalContext,
+    RetrievalResult,
+    Retriever,
+    ScoredChunk,
+    Trace,
+)
 from app.retrieval.config import LiteragConfig
-from app.retrieval.literag_chains import MAX_CHAINS, ChainWriter, chain_paths, edge_labels
+from app.retrieval.literag_chains import (
+    MAX_CHAINS,
+    ChainWriter,
+    Reach,
+    chain_paths,
+    edge_labels,
+)
 from app.retrieval.literag_tables import (
     GraphTables,
     NameIndex,
@@ -61,9 +73,6 @@ from app.retrieval.literag_tables import (
 )
 from graph.types import EDGE_KINDS, RELATED
 from ingest.tokens import stopwords
-
-if TYPE_CHECKING:
-    from app.engine import Engine
 
 __all__ = [
     "GraphTables",
@@ -114,25 +123,10 @@ def support_boost(score: float, support: int) -> float:
     return score * (1.0 + SUPPORT_WEIGHT * math.log(max(support, 1)))
 
 
-@dataclass(slots=True)
-class Reach:
-    """How a chunk was first kept: the path's anchor, the chunk it came from and the edge;
-    `support` collects every anchor whose paths kept it."""
-
-    node: str
-    anchor: str
-    parent: str | None
-    hop: int
-    relevance: float
-    theta: float = 0.0
-    labels: tuple[str, ...] = ()
-    support: set[str] = field(default_factory=set)
-
-
 class LiteragRetriever(Retriever):
     name = "literag"
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: RetrievalContext) -> None:
         super().__init__(engine)
         self._chain_writer = ChainWriter(engine)
         # The kept paths go from `_retrieve` to `_finish` (same call, same thread).

@@ -7,17 +7,13 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.retrieval.base import Query
+from app.retrieval.base import Query, RetrievalContext
 from graph.types import RELATED, ChunkView
 from ingest.sentences import split_sentences
-
-if TYPE_CHECKING:
-    from app.engine import Engine
-    from app.retrieval.literag import Reach
 
 DIRECTED_INVERSE = {"CITES": "CITED_BY", "NEXT": "PREV"}
 # Edge kinds shown in a chain, most telling first (at most LABELS_SHOWN per step).
@@ -41,6 +37,21 @@ SENTENCE_CACHE = 4096
 
 
 Path = tuple[list[str], list[tuple[str, ...]]]  # chunks, edge labels between consecutive ones
+
+
+@dataclass(slots=True)
+class Reach:
+    """How a chunk was first kept: the path's anchor, the chunk it came from and the edge;
+    `support` collects every anchor whose paths kept it."""
+
+    node: str
+    anchor: str
+    parent: str | None
+    hop: int
+    relevance: float
+    theta: float = 0.0
+    labels: tuple[str, ...] = ()
+    support: set[str] = field(default_factory=set)
 
 
 def edge_labels(edges: Iterable[tuple[str, str, str, float]], src: str) -> tuple[str, ...]:
@@ -81,7 +92,7 @@ class ChainWriter:
     kept (least recently used dropped past SENTENCE_CACHE) because embedding is what makes a
     chain costly (see `_evidence`)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: RetrievalContext) -> None:
         self.engine = engine
         self._sentence_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._sentence_lock = threading.Lock()

@@ -17,7 +17,7 @@ from graph.types import RELATED
 from ingest.runner import DERIVED_KEY
 
 if TYPE_CHECKING:
-    from app.engine import Engine
+    from app.retrieval.base import RetrievalContext
 
 ENTITY_WEIGHT = 0.7  # an entity-name match counts this much of a title match, at most
 MIN_NAME_CHARS = 3
@@ -97,7 +97,7 @@ class GraphTables:
     lexical_pos: dict[str, int]
 
 
-def build_tables(engine: Engine, key: tuple[Any, ...]) -> GraphTables:
+def build_tables(engine: RetrievalContext, key: tuple[Any, ...]) -> GraphTables:
     ids = list(engine.dense.ids)
     views = engine.store.get_chunks(ids)
     norm = engine.analyzer.all_words
@@ -134,7 +134,7 @@ def build_tables(engine: Engine, key: tuple[Any, ...]) -> GraphTables:
     )
 
 
-def graph_tables(engine: Engine) -> GraphTables:
+def graph_tables(engine: RetrievalContext) -> GraphTables:
     """The engine's tables for the current graph. Communities are written after the version
     bump, so the derived-index key (set last by ingest) is part of the cache key."""
     key = (

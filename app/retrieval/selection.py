@@ -14,16 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from app.retrieval.base import ScoredChunk, Trace
+from app.retrieval.base import RetrievalContext, ScoredChunk, Trace
 from app.retrieval.config import SpectragConfig
 from graph.types import ChunkView
-
-if TYPE_CHECKING:
-    from app.engine import Engine
 
 
 @dataclass(slots=True)
@@ -115,7 +111,7 @@ def _centroid(vectors: list[np.ndarray | None]) -> np.ndarray | None:
 
 
 def budgeted(
-    engine: Engine,
+    engine: RetrievalContext,
     ranking: list[ScoredChunk],
     cfg: SpectragConfig,
     trace: Trace,

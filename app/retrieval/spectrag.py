@@ -15,13 +15,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from app.retrieval.base import Query, Retriever, ScoredChunk, Trace
+from app.retrieval.base import Query, RetrievalContext, Retriever, ScoredChunk, Trace
 from app.retrieval.fusion import rrf
 from app.retrieval.selection import budgeted
 from graph.types import ChunkView
 
 
-def expand(engine, seeds: Sequence[str], hops: int, cap: int) -> list[str]:
+def expand(engine: RetrievalContext, seeds: Sequence[str], hops: int, cap: int) -> list[str]:
     """Breadth-first over RELATED, strongest edges first, until `cap` chunks. Only chunks
     of the published index: during a re-ingest the stored graph may already link chunks
     the search indexes do not hold yet."""

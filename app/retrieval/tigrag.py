@@ -30,10 +30,10 @@ from functools import cache, partial
 
 import numpy as np
 
-from app.engine import doc_id_of
 from app.retrieval.base import Query, Retriever, ScoredChunk, Trace
 from app.retrieval.config import TigragConfig
 from app.retrieval.hop_table import HopRead, hop_reads
+from app.retrieval.links import doc_id_of
 from app.retrieval.topk import top_stable
 
 POOL_FLOOR = 0.5  # candidates outside the pool rank below every pooled chunk
