@@ -13,46 +13,18 @@ stale the analytics are until the next full pass.
 from __future__ import annotations
 
 import time
-from abc import ABC, abstractmethod
 from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import sparse
 
 from graph.algorithms.spectral import spectral_coordinates
-from graph.base import AnalyticsReport, GraphStore
+from graph.base import AnalyticsHooks
 from graph.communities import guard, summarize
 from graph.config import AlgorithmConfig
-from graph.types import RELATED
+from graph.types import RELATED, AnalyticsReport
 
 VECTOR_PROPS = ("fastrp", "spectral")
-
-
-class AnalyticsHooks(ABC):
-    """The backend-specific steps of the pipeline."""
-
-    store: GraphStore
-
-    @abstractmethod
-    def prepare(self, cfg: AlgorithmConfig, report: AnalyticsReport, *, full: bool) -> None:
-        """Make the current graph available to the steps below (GDS: project it)."""
-
-    @abstractmethod
-    def chunk_graph(self) -> tuple[list[str], sparse.csr_matrix]:
-        """Every chunk id (sorted) and the symmetric RELATED adjacency over them."""
-
-    @abstractmethod
-    def leiden(self, cfg: AlgorithmConfig) -> tuple[dict[str, int], float]:
-        """Community per chunk (0..k-1 by size, then first chunk) and the modularity."""
-
-    @abstractmethod
-    def fastrp(self, cfg: AlgorithmConfig, report: AnalyticsReport) -> None:
-        """Compute and store every chunk's FastRP vector."""
-
-    @abstractmethod
-    def publish(self) -> None:
-        """A pass finished: queries may switch to the graph it ran on."""
 
 
 def _timed(report: AnalyticsReport, stage: str, t0: float) -> None:

@@ -2,21 +2,22 @@
 
 Ingest writes through `apply` (atomic per call) and `replace_chunk_edges`; analytics write
 communities and vectors; retrieval reads chunks, neighbourhoods and PPR scores. Both
-implementations pass tests/graph/test_conformance.py.
+implementations pass tests/graph/test_conformance.py. `AnalyticsHooks` are the steps of the
+analytics pipeline (graph/analytics.py) that differ per backend; they are declared here, with
+the store, so the store's interface does not depend on the pipeline that uses it.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
 
 from graph.config import AlgorithmConfig
 from graph.types import (
+    AnalyticsReport,
     ChunkEdge,
     ChunkEdgeChange,
     ChunkRecord,
@@ -27,29 +28,8 @@ from graph.types import (
     GraphDelta,
     GraphSnapshot,
     StoreStatus,
+    TermMatrix,
 )
-
-if TYPE_CHECKING:
-    from graph.analytics import AnalyticsHooks
-
-
-@dataclass(slots=True)
-class TermMatrix:
-    """Chunk × token term frequencies (CSR), the input of the lexical index."""
-
-    chunk_ids: list[str]
-    vocabulary: list[str]
-    tf: sparse.csr_matrix
-
-
-@dataclass(slots=True)
-class AnalyticsReport:
-    """What an analytics run produced, for the ingest report and the Leiden guard."""
-
-    seconds: dict[str, float] = field(default_factory=dict)
-    communities: int = 0
-    modularity: float = 0.0
-    warnings: list[str] = field(default_factory=list)
 
 
 class GraphStore(ABC):
@@ -217,3 +197,29 @@ class GraphStore(ABC):
 
     @abstractmethod
     def snapshot(self) -> GraphSnapshot: ...
+
+
+class AnalyticsHooks(ABC):
+    """The backend-specific steps of the pipeline."""
+
+    store: GraphStore
+
+    @abstractmethod
+    def prepare(self, cfg: AlgorithmConfig, report: AnalyticsReport, *, full: bool) -> None:
+        """Make the current graph available to the steps below (GDS: project it)."""
+
+    @abstractmethod
+    def chunk_graph(self) -> tuple[list[str], sparse.csr_matrix]:
+        """Every chunk id (sorted) and the symmetric RELATED adjacency over them."""
+
+    @abstractmethod
+    def leiden(self, cfg: AlgorithmConfig) -> tuple[dict[str, int], float]:
+        """Community per chunk (0..k-1 by size, then first chunk) and the modularity."""
+
+    @abstractmethod
+    def fastrp(self, cfg: AlgorithmConfig, report: AnalyticsReport) -> None:
+        """Compute and store every chunk's FastRP vector."""
+
+    @abstractmethod
+    def publish(self) -> None:
+        """A pass finished: queries may switch to the graph it ran on."""

@@ -11,8 +11,7 @@ from collections import Counter
 
 import numpy as np
 
-from graph.base import TermMatrix
-from graph.types import CommunityRecord
+from graph.types import CommunityRecord, TermMatrix
 
 TOP_TOKENS = 8
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from graph.base import TermMatrix
+from graph.types import TermMatrix
 
 # Above this many stored entries in the selected columns, slice with scipy instead of the
 # numpy gather (crossover measured at ≈7k entries on 2wiki: 6k chunks × 36k terms).

@@ -7,9 +7,12 @@ dataclasses so both backends (and the conformance suite) can compare them field 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 EdgeKind = Literal["SEMANTIC", "NEXT", "SAME_SECTION", "SHARES_ENTITY", "CITES", "UTILITY"]
 EDGE_KINDS: tuple[EdgeKind, ...] = (
@@ -175,3 +178,22 @@ class GraphSnapshot:
     entities: set[str]
     mentions: dict[tuple[str, str], int]  # (chunk, entity key) -> count
     chunk_edges: dict[tuple[str, str, str], float]  # (kind, src, dst) -> weight
+
+
+@dataclass(slots=True)
+class TermMatrix:
+    """Chunk × token term frequencies (CSR), the input of the lexical index."""
+
+    chunk_ids: list[str]
+    vocabulary: list[str]
+    tf: sparse.csr_matrix
+
+
+@dataclass(slots=True)
+class AnalyticsReport:
+    """What an analytics run produced, for the ingest report and the Leiden guard."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    communities: int = 0
+    modularity: float = 0.0
+    warnings: list[str] = field(default_factory=list)

@@ -10,8 +10,7 @@ from scipy import sparse
 
 from graph.algorithms.fastrp import fastrp
 from graph.algorithms.leiden import leiden
-from graph.analytics import AnalyticsHooks
-from graph.base import AnalyticsReport
+from graph.base import AnalyticsHooks, AnalyticsReport
 from graph.config import AlgorithmConfig
 from graph.embedded.memory import PUBLISHED_KEY
 

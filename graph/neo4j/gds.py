@@ -24,8 +24,8 @@ from scipy import sparse
 
 from graph.adjacency import from_edges
 from graph.algorithms.ppr import token_ppr_config
-from graph.analytics import AnalyticsHooks, run_chunk_analytics
-from graph.base import AnalyticsReport
+from graph.analytics import run_chunk_analytics
+from graph.base import AnalyticsHooks, AnalyticsReport
 from graph.config import AlgorithmConfig
 from graph.errors import NeoragError
 from graph.neo4j.capacity import check_projection_fits
