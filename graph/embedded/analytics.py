@@ -1,32 +1,29 @@
 """The embedded backend's analytics hooks: Leiden and FastRP in-process (leidenalg, numpy)
 on the in-memory RELATED graph, with the same parameters GDS gets; the pipeline itself is
-graph/analytics.py."""
+graph/analytics.py. The hooks get the store and its in-memory graphs handed in, so this
+module does not import the store back."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from scipy import sparse
 
 from graph.algorithms.fastrp import fastrp
 from graph.algorithms.leiden import leiden
-from graph.base import AnalyticsHooks, AnalyticsReport
+from graph.base import AnalyticsHooks, AnalyticsReport, GraphStore
 from graph.config import AlgorithmConfig
-from graph.embedded.memory import PUBLISHED_KEY
-
-if TYPE_CHECKING:
-    from graph.embedded.store import EmbeddedStore
+from graph.embedded.memory import PUBLISHED_KEY, MemoryGraphs
 
 
 class EmbeddedAnalytics(AnalyticsHooks):
-    def __init__(self, store: EmbeddedStore) -> None:
+    def __init__(self, store: GraphStore, memory: MemoryGraphs) -> None:
         self.store = store
+        self._memory = memory
 
     def prepare(self, cfg: AlgorithmConfig, report: AnalyticsReport, *, full: bool) -> None:
         pass
 
     def chunk_graph(self) -> tuple[list[str], sparse.csr_matrix]:
-        graph = self.store._memory.chunk_graph()
+        graph = self._memory.chunk_graph()
         return graph.ids, graph.adj
 
     def leiden(self, cfg: AlgorithmConfig) -> tuple[dict[str, int], float]:

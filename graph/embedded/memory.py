@@ -2,6 +2,9 @@
 
 Loading the token graph from SQLite costs far more than one PPR run, so the adjacency and
 its PPR operator are built once per graph version and reused until an ingest changes it.
+
+The graphs read the store through `GraphSource`, the few reads they need, so this module
+does not import the store that holds it.
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 from scipy import sparse
@@ -17,11 +20,23 @@ from scipy import sparse
 from graph.adjacency import from_edges
 from graph.algorithms.ppr import NamedPpr, PprOperator
 from graph.config import AlgorithmConfig
+from graph.types import ChunkEdge
 
 PUBLISHED_KEY = "published_version"
 
-if TYPE_CHECKING:
-    from graph.embedded.store import EmbeddedStore
+
+class GraphSource(Protocol):
+    """What the in-memory graphs load from (the embedded store)."""
+
+    def get_meta(self, key: str) -> str | None: ...
+
+    def graph_version(self) -> int: ...
+
+    def token_graph(self) -> tuple[list[str], sparse.csr_matrix]: ...
+
+    def chunk_ids(self) -> list[str]: ...
+
+    def related_edges(self) -> list[ChunkEdge]: ...
 
 
 @dataclass(slots=True)
@@ -52,7 +67,7 @@ def _prune(adj: sparse.csr_matrix, min_weight: int) -> sparse.csr_matrix:
 
 
 class MemoryGraphs:
-    def __init__(self, store: EmbeddedStore) -> None:
+    def __init__(self, store: GraphSource) -> None:
         self._store = store
         self._lock = threading.Lock()
         self._tokens: _TokenGraph | None = None

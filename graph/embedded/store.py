@@ -16,20 +16,19 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from scipy import sparse
 
 from graph.adjacency import symmetric
+from graph.analytics import run_chunk_analytics
 from graph.base import AnalyticsReport, GraphStore, TermMatrix
 from graph.collections import DEFAULT_COLLECTION, check_collection
 from graph.config import AlgorithmConfig
+from graph.embedded.analytics import EmbeddedAnalytics
 from graph.embedded.memory import MemoryGraphs
 from graph.errors import StoreFull
-
-if TYPE_CHECKING:
-    from graph.embedded.analytics import EmbeddedAnalytics
 from graph.types import (
     EDGE_KINDS,
     RELATED,
@@ -414,14 +413,10 @@ class EmbeddedStore(GraphStore):
 
     # ---- analytics -------------------------------------------------------------------
     def run_analytics(self, cfg: AlgorithmConfig) -> AnalyticsReport:
-        from graph.analytics import run_chunk_analytics
-
         return run_chunk_analytics(self.analytics_hooks(), cfg)
 
     def analytics_hooks(self) -> EmbeddedAnalytics:
-        from graph.embedded.analytics import EmbeddedAnalytics
-
-        return EmbeddedAnalytics(self)
+        return EmbeddedAnalytics(self, self._memory)
 
     def patch_chunk_analytics(
         self, communities: dict[str, int], vectors: dict[str, dict[str, np.ndarray]]
