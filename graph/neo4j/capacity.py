@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from graph.errors import NeoragError
 
 if TYPE_CHECKING:
-    from graph.neo4j.store import Neo4jStore
+    from graph.neo4j.queries import NamedQueries
 
 SIZE_QUERIES = {"tokens": "projection_size_tokens", "chunks": "projection_size_chunks"}
 
@@ -45,13 +45,13 @@ class ProjectionEstimate:
         }
 
 
-def estimate_graph(store: Neo4jStore, nodes: int, relationships: int) -> tuple[int, int]:
+def estimate_graph(store: NamedQueries, nodes: int, relationships: int) -> tuple[int, int]:
     """GDS's (min, max) bytes for a weighted graph of that many nodes and relationships."""
     [row] = store.gds_query("projection_estimate", nodes=nodes, relationships=relationships)
     return int(row["bytesMin"]), int(row["bytesMax"])
 
 
-def estimate_projection(store: Neo4jStore, kind: str, min_weight: int = 1) -> ProjectionEstimate:
+def estimate_projection(store: NamedQueries, kind: str, min_weight: int = 1) -> ProjectionEstimate:
     """What projecting this collection's `tokens` or `chunks` graph now would need."""
     [size] = store.read(SIZE_QUERIES[kind], min_weight=min_weight)
     nodes, relationships = int(size["nodes"]), int(size["relationships"])
@@ -59,13 +59,15 @@ def estimate_projection(store: Neo4jStore, kind: str, min_weight: int = 1) -> Pr
     return ProjectionEstimate(kind, nodes, relationships, low, high)
 
 
-def available_heap(store: Neo4jStore) -> int:
+def available_heap(store: NamedQueries) -> int:
     """The heap ceiling minus what the GDS catalog's graphs already hold."""
     [row] = store.gds_query("heap_capacity")
     return int(row["max_heap"]) - max(int(row["catalog_bytes"] or 0), 0)
 
 
-def check_projection_fits(store: Neo4jStore, kind: str, min_weight: int = 1) -> ProjectionEstimate:
+def check_projection_fits(
+    store: NamedQueries, kind: str, min_weight: int = 1
+) -> ProjectionEstimate:
     """The estimate, or ProjectionTooLarge when its lower bound exceeds the heap left."""
     estimate = estimate_projection(store, kind, min_weight)
     refuse_unless_fits(estimate, available_heap(store), store.collection)

@@ -24,20 +24,23 @@ from scipy import sparse
 
 from graph.adjacency import from_edges
 from graph.algorithms.ppr import token_ppr_config
-from graph.analytics import run_chunk_analytics
 from graph.base import AnalyticsHooks, AnalyticsReport
 from graph.config import AlgorithmConfig
 from graph.errors import NeoragError
 from graph.neo4j.capacity import check_projection_fits
 
 if TYPE_CHECKING:
-    from graph.neo4j.store import Neo4jStore
+    from graph.base import GraphStore
+    from graph.neo4j.queries import NamedQueries
 
 PREFIX = "neorag_"
 
 
 class GdsAnalytics:
-    def __init__(self, store: Neo4jStore) -> None:
+    """The collection's projections and the algorithms run on them, through the store's
+    named statements (`NamedQueries`)."""
+
+    def __init__(self, store: NamedQueries) -> None:
         self.store = store
         self.client = GraphDataScience(
             store.gds_driver, database=store.cfg.database, show_progress=False, arrow=False
@@ -190,18 +193,16 @@ class GdsAnalytics:
                 self.store.gds_query("gds_graph_drop", name=name)
         return {r["id"]: float(r["score"]) for r in rows}
 
-    # ---- analytics after an ingest (the pipeline is graph/analytics.py) ----------------
-    def run_chunk_analytics(self, cfg: AlgorithmConfig) -> AnalyticsReport:
-        return run_chunk_analytics(GdsHooks(self), cfg)
-
 
 class GdsHooks(AnalyticsHooks):
     """Leiden and FastRP in GDS over the published chunk projection; spectral in-process
-    on the RELATED edges read back."""
+    on the RELATED edges read back. `store` is the one the pipeline writes results to (the
+    store `gds` runs its statements through)."""
 
-    def __init__(self, gds: GdsAnalytics) -> None:
+    def __init__(self, gds: GdsAnalytics, store: GraphStore) -> None:
         self.gds = gds
-        self.store = gds.store
+        self.store = store
+        self._queries = gds.store
         self._name = ""
 
     def prepare(self, cfg: AlgorithmConfig, report: AnalyticsReport, *, full: bool) -> None:
@@ -212,9 +213,9 @@ class GdsHooks(AnalyticsHooks):
         report.seconds["projection"] = round(time.perf_counter() - t0, 3)
 
     def chunk_graph(self) -> tuple[list[str], sparse.csr_matrix]:
-        ids = sorted(self.store.chunk_ids())
+        ids = sorted(self._queries.chunk_ids())
         index = {c: i for i, c in enumerate(ids)}
-        return ids, from_edges(index, self.store.related_edges())
+        return ids, from_edges(index, self._queries.related_edges())
 
     def leiden(self, cfg: AlgorithmConfig) -> tuple[dict[str, int], float]:
         params = {
@@ -225,14 +226,14 @@ class GdsHooks(AnalyticsHooks):
             "max_levels": cfg.leiden_max_levels,
             "tolerance": cfg.leiden_tolerance,
         }
-        rows = self.store.gds_query("leiden_stream", **params)
-        stats = self.store.gds_query("leiden_stats", **params)[0]
+        rows = self._queries.gds_query("leiden_stream", **params)
+        stats = self._queries.gds_query("leiden_stats", **params)[0]
         assignment = _relabel({r["id"]: int(r["community"]) for r in rows})
         return assignment, float(stats["modularity"])
 
     def fastrp(self, cfg: AlgorithmConfig, report: AnalyticsReport) -> None:
         try:
-            self.store.gds_query(
+            self._queries.gds_query(
                 "fastrp_write",
                 name=self._name,
                 dimension=cfg.fastrp_dimension,

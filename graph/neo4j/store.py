@@ -19,6 +19,7 @@ from scipy import sparse
 
 import cypher
 from graph.adjacency import token_adjacency
+from graph.analytics import run_chunk_analytics
 from graph.base import AnalyticsReport, GraphStore, TermMatrix
 from graph.collections import DEFAULT_COLLECTION, check_collection
 from graph.config import AlgorithmConfig, Neo4jConfig
@@ -472,10 +473,10 @@ class Neo4jStore(GraphStore):
 
     # ---- analytics -------------------------------------------------------------------
     def run_analytics(self, cfg: AlgorithmConfig) -> AnalyticsReport:
-        return self.gds.run_chunk_analytics(cfg)
+        return run_chunk_analytics(self.analytics_hooks(), cfg)
 
     def analytics_hooks(self) -> GdsHooks:
-        return GdsHooks(self.gds)
+        return GdsHooks(self.gds, self)
 
     def patch_chunk_analytics(
         self, communities: dict[str, int], vectors: dict[str, dict[str, np.ndarray]]

@@ -17,23 +17,30 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from neo4j import ManagedTransaction
 
 from graph.adjacency import token_adjacency
 from graph.algorithms.ppr import NamedPpr, PprOperator
 from graph.config import AlgorithmConfig
+from graph.neo4j.queries import NamedQueries
 
 if TYPE_CHECKING:
-    from graph.neo4j.store import Neo4jStore
+    from graph.neo4j.gds import GdsAnalytics
 
 log = logging.getLogger(__name__)
 RETRY_SECONDS = 5.0  # an ingest is changing the graph: try again after this long
 
 
+class MirrorSource(NamedQueries, Protocol):
+    """The store's statements and its GDS layer (the published projection's name)."""
+
+    gds: GdsAnalytics
+
+
 class TokenMirror:
-    def __init__(self, store: Neo4jStore) -> None:
+    def __init__(self, store: MirrorSource) -> None:
         self._store = store
         self._lock = threading.Lock()
         self._ready: tuple[str, NamedPpr] | None = None
