@@ -41,9 +41,22 @@ NEO4J_PASSWORD="$(cat "$NEO4J_RUN_DIR/password")"
 export NEO4J_PASSWORD
 export NEORAG_TEST_NEO4J_HTTP="http://127.0.0.1:$NEO4J_HTTP_PORT"
 rc=0
-"$py" -m pytest "$@" || rc=$?
+if [[ $# -gt 0 ]]; then
+  "$py" -m pytest "$@" || rc=$?
+else
+  # Two cores' worth: test files spread over NEORAG_TEST_WORKERS processes (each file on
+  # one, so its module fixtures are built once), then the tests marked `exclusive` alone:
+  # whole-database invariants and wall-clock bounds that other tests' load would break.
+  workers="${NEORAG_TEST_WORKERS:-2}"
+  if [[ "$workers" -gt 1 ]]; then
+    "$py" -m pytest -n "$workers" --dist loadfile -m "not exclusive" || rc=$?
+    "$py" -m pytest -m exclusive || { code=$?; [[ $rc -ne 0 ]] || rc=$code; }
+  else
+    "$py" -m pytest || rc=$?
+  fi
+fi
 trap - EXIT
 ops/neo4j/server.sh stop
-summary="$(cat "$NEORAG_TEST_SUMMARY" 2>/dev/null || echo "Neo4j-backed tests: none reported")"
+summary="$("$py" -c 'import sys; from pathlib import Path; from tests.conftest import summary_line; print(summary_line(Path(sys.argv[1])))' "$NEORAG_TEST_SUMMARY")"
 echo "make test: $summary; wall time $(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s (exit $rc)"
 exit "$rc"

@@ -4,6 +4,7 @@ fail with a message saying so, unless NEORAG_SKIP_NEO4J=1 opts out explicitly.""
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections import Counter
@@ -161,5 +162,21 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     total = sum(_neo4j_outcomes.values())
     line = ", ".join(f"{n} {k}" for k, n in sorted(_neo4j_outcomes.items())) or "none collected"
     terminalreporter.write_sep("=", f"Neo4j-backed tests: {total} ({line})")
-    if summary := os.environ.get("NEORAG_TEST_SUMMARY"):  # ops/test.sh repeats it last
-        Path(summary).write_text(f"Neo4j-backed tests: {total} ({line})")
+    summary = os.environ.get("NEORAG_TEST_SUMMARY")
+    if summary and not os.environ.get("PYTEST_XDIST_WORKER"):  # the controller counts all
+        add_to_summary(Path(summary), _neo4j_outcomes)
+
+
+def add_to_summary(path: Path, outcomes: Counter[str]) -> None:
+    """ops/test.sh runs pytest more than once (the parallel part, then the exclusive one)
+    and prints the sum last: each run adds its counts to the file."""
+    total: Counter[str] = Counter(json.loads(path.read_text()) if path.exists() else {})
+    total.update(outcomes)
+    path.write_text(json.dumps(dict(total)))
+
+
+def summary_line(path: Path) -> str:
+    """`Neo4j-backed tests: N (k passed, …)` from the counts `add_to_summary` kept."""
+    counts: dict[str, int] = json.loads(path.read_text()) if path.exists() else {}
+    line = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "none collected"
+    return f"Neo4j-backed tests: {sum(counts.values())} ({line})"

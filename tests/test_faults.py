@@ -1,9 +1,8 @@
 """The fault suite: what a shared server and a full disk do to neorag, for real.
 
-- Neo4j SIGKILLed during an ingest: one clear error, then a re-run gives exactly the graph
-  of an uninterrupted ingest.
-- Neo4j restarted during a loop of queries: one-line errors during the outage, answers again
-  afterwards from the same engine (no app restart).
+- Neo4j SIGKILLed during an ingest and queries: one clear error from the ingest, then a
+  re-run gives exactly the graph of an uninterrupted ingest; one-line errors from the
+  queries during the outage, answers again afterwards from the same engine (no restart).
 - The disk fills under the embedded store (RLIMIT_FSIZE): a clear error, and the store
   still opens with whole documents only; a re-run finishes the job exactly.
 - Two ingests with different data dirs into one Neo4j collection: serialised by the lock
@@ -46,6 +45,7 @@ from tests.neo4j_server import ThrowawayNeo4j, throwaway_neo4j
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow]
 PASSAGES = 48
+KILLED_PASSAGES = 24  # three batches: the kill comes after the first is written
 BATCH = 8
 REPO = Path(__file__).resolve().parents[1]
 
@@ -158,57 +158,47 @@ def server_settings(server: ThrowawayNeo4j, data_dir: Path, collection: str) -> 
 
 
 @pytest.mark.neo4j
-def test_neo4j_killed_during_an_ingest(server: ThrowawayNeo4j, tmp_path: Path) -> None:
-    root = corpus(tmp_path / "docs")
-    collection = "killed"
-    want = uninterrupted_snapshot(root, tmp_path, collection)
-    env = cli_env(tmp_path / "data", collection, server)
-    proc = ingest(root, env)
-    count = documents_on(server, collection)
-    wait_for(lambda: count() >= BATCH, proc, timeout=600)
-    server.kill()
-    _, err = proc.communicate(timeout=300)
-    assert proc.returncode == 2
-    line = one_error_line(err)
-    assert f"cannot reach Neo4j at {server.uri}" in line, line
-
-    server.start()
-    rerun = ingest(root, env)
-    out, err = rerun.communicate(timeout=900)
-    assert rerun.returncode == 0, err[-2000:]
-    assert json.loads(out)["ok"]
-    with Neo4jStore(config(server), collection) as store:
-        assert_same_graph(store.snapshot(), want)
-
-
-@pytest.mark.neo4j
-def test_neo4j_restarted_during_queries(server: ThrowawayNeo4j, tmp_path: Path) -> None:
-    settings = server_settings(server, tmp_path / "data", "queries")
-    run_in_process(corpus(tmp_path / "docs", 16), settings)
+def test_neo4j_killed_during_an_ingest_and_queries(server: ThrowawayNeo4j, tmp_path: Path) -> None:
+    """One kill of the server meets both an ingest (one clear error; a re-run then gives the
+    graph of an uninterrupted ingest) and an engine answering queries (one-line errors while
+    it is down, answers again from the same engine once it is back)."""
+    settings = server_settings(server, tmp_path / "data-q", "queries")
+    run_in_process(corpus(tmp_path / "asked", 16), settings)
     engine = Engine(settings)
-    question = "Who directed the film?"
     outcomes: list[str] = []
 
     def ask() -> None:
         try:
             engine.refresh()
-            result = engine.retriever("tigrag").retrieve(question)
+            result = engine.retriever("tigrag").retrieve("Who directed the film?")
             outcomes.append("ok" if result.ranking else "empty")
         except NeoragError as exc:
             message = str(exc)
             assert "\n" not in message and "Traceback" not in message
             outcomes.append(f"error: {message}")
 
+    root = corpus(tmp_path / "docs", KILLED_PASSAGES)
+    collection = "killed"
+    want = uninterrupted_snapshot(root, tmp_path, collection)
+    env = cli_env(tmp_path / "data", collection, server)
     try:
         for _ in range(3):
             ask()
         assert outcomes == ["ok"] * 3
+        proc = ingest(root, env)
+        count = documents_on(server, collection)
+        wait_for(lambda: count() >= BATCH, proc, timeout=600)
         server.kill()
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 2
+        line = one_error_line(err)
+        assert f"cannot reach Neo4j at {server.uri}" in line, line
         for _ in range(3):
             ask()
         down = outcomes[3:]
         assert all(o.startswith("error: ") for o in down), down
         assert all("cannot reach Neo4j" in o for o in down), down
+
         server.start()
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and outcomes[-1] != "ok":
@@ -216,6 +206,9 @@ def test_neo4j_restarted_during_queries(server: ThrowawayNeo4j, tmp_path: Path) 
         assert outcomes[-1] == "ok", outcomes[-5:]  # the same engine answers again
     finally:
         engine.close()
+    run_in_process(root, server_settings(server, tmp_path / "data", collection))
+    with Neo4jStore(config(server), collection) as store:
+        assert_same_graph(store.snapshot(), want)
 
 
 def _limit_file_size(limit: int) -> Callable[[], None]:

@@ -24,6 +24,10 @@ from app.cypher_service import CypherResult, execute, run_cypher
 from app.settings import Settings
 from graph.errors import NeoragError, StatementRefused, StatementTimeout, WriteRefused
 
+# "Nothing changed" is checked on the whole database and its GDS catalog, so no other test
+# may write while these run (make test runs them after the parallel part).
+pytestmark = pytest.mark.exclusive
+
 
 def run(store: Any, statement: str, write: bool = False, **params: Any) -> CypherResult:
     return execute(

@@ -20,7 +20,7 @@ from tests.conftest import DATASETS
 from tests.ingest.graph_compare import assert_same_graph, uninterrupted_snapshot
 from tests.ingest.test_crash import REPO, base_env, embedded_counter, finish
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.exclusive]  # a wall-clock bound: run alone
 STOP_WITHIN_SECONDS = 2.0
 LARGE_FILE_PASSAGES = 120  # one text file of ~90 chunks: more than one model batch (64)
 
