@@ -18,7 +18,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SITE := lib/python3.11/site-packages
 
-.PHONY: help install deps run test check lint neo4j-start neo4j-stop neo4j-status neo4j-assemble browser-deps lock bench eval docs clean
+.PHONY: help install deps run test check lint neo4j-start neo4j-stop neo4j-status neo4j-assemble browser-deps lock bench eval results docs clean
 
 help:
 	@echo "make run     install, index the bundled sample corpus (embedded backend), open the chat on http://127.0.0.1:8501"
@@ -91,6 +91,11 @@ bench: install neo4j-assemble
 
 eval: install neo4j-assemble
 	@ops/eval.sh
+
+# docs/results.md and README.md's headline table are rendered from bench/out/*.json
+# (tests/bench/test_results_page.py fails when the committed pages differ from the render).
+results: install
+	$(PY) -m bench.results
 
 # docs/configuration.md is rendered from the settings model (tests/app/test_settings_doc.py
 # fails when the committed page differs from the render).

@@ -2,7 +2,8 @@
 # `make eval`: the evaluation harness on the three shared datasets and the bundled
 # documentation corpora (bench/datasets/sqlite-docs, bench/datasets/git-docs), embedded and Neo4j backends, every mode
 # and baseline; then the offline reader's answers (default mode, embedded). JSON in
-# bench/out/, Markdown tables on stdout. One run regenerates every Results table.
+# bench/out/ (stamped with commit and date), Markdown tables on stdout; `make results`
+# then renders docs/results.md and the README's headline from them.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
@@ -28,11 +29,13 @@ for backend in embedded neo4j; do
   for ds in "${sets[@]}"; do
     "$py" -m app.cli eval "$ds" --backend "$backend" --modes "$modes" \
       --json "bench/out/eval-$(basename "$ds")-$backend.json"
+    "$py" -m bench.json_out "bench/out/eval-$(basename "$ds")-$backend.json"
   done
 done
 for ds in "${sets[@]}"; do
   "$py" -m app.cli eval "$ds" --backend embedded --modes default --answer offline \
     --json "bench/out/answer-$(basename "$ds")-embedded.json"
+  "$py" -m bench.json_out "bench/out/answer-$(basename "$ds")-embedded.json"
 done
 # The reader's span weights were fitted on the first 100 questions of these two: the
 # held-out last 100 are (2 x all - first 100), per metric.
@@ -41,6 +44,7 @@ for ds in musique-200 hotpotqa-200; do
   [[ " ${sets[*]} " == *"/$ds "* ]] || continue
   "$py" -m app.cli eval "$datasets/$ds" --backend embedded --modes default --answer offline \
     --limit 100 --json "bench/out/answer-$ds-embedded-first100.json"
+  "$py" -m bench.json_out "bench/out/answer-$ds-embedded-first100.json"
   held+=("bench/out/answer-$ds-embedded.json")
 done
 names=()
@@ -48,5 +52,5 @@ for ds in "${sets[@]}"; do
   names+=("bench/out/eval-$(basename "$ds")-embedded.json" "bench/out/eval-$(basename "$ds")-neo4j.json")
 done
 for ds in "${sets[@]}"; do names+=("bench/out/answer-$(basename "$ds")-embedded.json"); done
-"$py" bench/results_table.py "${names[@]}"
-if ((${#held[@]})); then "$py" bench/results_table.py --held-out "${held[@]}"; fi
+"$py" -m bench.results --table "${names[@]}"
+if ((${#held[@]})); then "$py" -m bench.results --held-out "${held[@]}"; fi

@@ -1,0 +1,496 @@
+"""`make results`: docs/results.md and README.md's headline table, rendered from bench/out.
+
+python -m bench.results            # writes docs/results.md and the README block
+python -m bench.results --check    # exit 1 when either differs from what the JSON renders
+python -m bench.results --table bench/out/eval-*.json      # one Markdown table per file
+python -m bench.results --held-out bench/out/answer-musique-200-embedded.json
+
+Figures are never typed: docs/results.template.md holds the prose, and every number in it
+is a placeholder the JSON fills. `{{section:NAME}}` is a rendered block (tables, each
+naming its command, commit and date); `{{FILE:key/key/…}}` is one value of
+bench/out/FILE.json (`|N` rounds to N places, `|pct` prints a share as a percentage).
+tests/bench/test_results_page.py fails when the committed page differs from the render.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import textwrap
+from collections.abc import Callable
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "bench" / "out"
+TEMPLATE = REPO / "docs" / "results.template.md"
+PAGE = REPO / "docs" / "results.md"
+README = REPO / "README.md"
+PUBLISHED = REPO / "bench" / "published.json"
+ABLATIONS = REPO / "bench" / "ablations.json"
+BEGIN, END = "<!-- results:headline -->", "<!-- /results:headline -->"
+
+SHARED = ("2wiki-dev", "musique-200", "hotpotqa-200")
+DOCS = ("sqlite-docs", "git-docs")
+BACKENDS = ("embedded", "neo4j")
+BASELINES = ("dense", "bm25", "hybrid")
+
+COLUMNS = [
+    ("recall@2", "R@2"),
+    ("recall@5", "R@5"),
+    ("recall@10", "R@10"),
+    ("mrr", "MRR"),
+    ("answer@5", "answer@5"),
+    ("context_tokens_mean", "context tokens"),
+    ("latency_ms_p50", "p50 ms"),
+    ("latency_ms_p95", "p95 ms"),
+]
+ANSWER_COLUMNS = [
+    ("em", "EM"),
+    ("f1", "F1"),
+    ("answer_hit", "answer_hit"),
+    ("answer_ms_p50", "answer p50 ms"),
+]
+
+
+def rounded(value: Any, places: int | None = None, key: str = "") -> str:
+    """Half up, as the prose always quoted the figures (95.25 → 95.3); MRR to 3 places,
+    other floats to 1, integers whole with thousands separators."""
+    if value is None:
+        return "–"
+    if isinstance(value, (bool, str)):
+        return str(value)
+    if isinstance(value, int) and places is None:
+        return f"{value:,}"
+    if places is None:
+        places = 3 if key == "mrr" else 1
+    step = Decimal(1).scaleb(-places)
+    text = str(Decimal(str(value)).quantize(step, rounding=ROUND_HALF_UP))
+    whole, _, fraction = text.partition(".")
+    sign = "-" if whole.startswith("-") else ""
+    whole = f"{int(whole.lstrip('-')):,}"
+    return sign + whole + ("." + fraction if fraction else "")
+
+
+class Figures:
+    """The JSON of one bench/out folder, read once per file."""
+
+    def __init__(self, out: Path = OUT) -> None:
+        self.out = out
+        self._read: dict[str, dict[str, Any]] = {}
+
+    def get(self, name: str) -> dict[str, Any]:
+        if name not in self._read:
+            path = self.out / f"{name}.json"
+            if not path.is_file():
+                raise KeyError(f"bench/out/{name}.json does not exist")
+            self._read[name] = json.loads(path.read_text())
+        return self._read[name]
+
+    def has(self, name: str) -> bool:
+        return (self.out / f"{name}.json").is_file()
+
+    def value(self, ref: str) -> str:
+        """`FILE:a/b/0/c|N`: one value, rounded (`|pct`: a share shown in percent)."""
+        ref, _, fmt = ref.partition("|")
+        name, _, path = ref.partition(":")
+        node: Any = self.get(name.strip())
+        for key in path.strip().split("/"):
+            if isinstance(node, list):
+                node = node[int(key)]
+            elif key in node:
+                node = node[key]
+            else:
+                raise KeyError(f"bench/out/{name}.json has no {path!r} (stopped at {key!r})")
+        if fmt == "pct":
+            return rounded(node * 100, 1)
+        return rounded(node, int(fmt) if fmt else None, path.rsplit("/", 1)[-1])
+
+
+def dataset_path(name: str) -> str:
+    """The folder a dataset is read from, as the commands in the docs write it."""
+    if (REPO / "bench" / "datasets" / name).is_dir():
+        return f"bench/datasets/{name}"
+    return f"../shared/datasets/{name}"
+
+
+def provenance(name: str, report: dict[str, Any], command: str | None = None) -> str:
+    """The line under a table: its file, the command that wrote it, the commit and date."""
+    command = report.get("command") or command or "command not recorded"
+    commit = report.get("commit") or "commit not recorded"
+    date = report.get("date") or "date not recorded"
+    return f"Source `bench/out/{name}.json` · `{command}` · {commit} · {date}"
+
+
+def eval_command(name: str, report: dict[str, Any], extra: str = "") -> str:
+    """What ops/eval.sh (the recall and answers suites) runs to write this file."""
+    modes = ",".join(report["results"])
+    ds = dataset_path(report["dataset"])
+    distractors = report.get("distractors")
+    mix = f" --distractors {dataset_path(distractors)}" if distractors else ""
+    return (
+        f"neorag eval {ds}{mix} --backend {report['backend']} --modes {modes}{extra}"
+        f" --json bench/out/{name}.json"
+    )
+
+
+def table(report: dict[str, Any], name: str | None = None, command: str | None = None) -> str:
+    """Every mode of one `neorag eval --json` file, one row per mode."""
+    head = (
+        f"**{report['dataset']}**, {report['backend']} backend, {report['questions']} questions, "
+        f"indexed in {report['index_seconds']:.0f} s"
+    )
+    answered = any(row.get("em") is not None for row in report["results"].values())
+    columns = COLUMNS + (ANSWER_COLUMNS if answered else [])
+    lines = [head, "", "| mode | " + " | ".join(h for _, h in columns) + " |"]
+    lines.append("|---|" + "---:|" * len(columns))
+    for mode, row in report["results"].items():
+        cells = [rounded(row.get(k), key=k) for k, _ in columns]
+        lines.append(f"| {mode} | " + " | ".join(cells) + " |")
+    if name:
+        lines += ["", provenance(name, report, command or eval_command(name, report))]
+    return "\n".join(lines)
+
+
+def held_out_rows(everything: dict[str, Any], first: dict[str, Any]) -> list[list[str]]:
+    """A run over all questions split into its first n and the rest: each metric of the
+    rest is (N·all − n·first) / (N − n)."""
+    keys = [k for k, _ in ANSWER_COLUMNS[:3]]
+    n_all, n_first = everything["questions"], first["questions"]
+    rest = n_all - n_first
+    rows = []
+    for mode, row in everything["results"].items():
+        head = first["results"][mode]
+        tail = {k: (n_all * row[k] - n_first * head[k]) / rest for k in keys}
+        for label, values in (
+            (f"first {n_first} (fitted)", head),
+            (f"last {rest} (held out)", tail),
+        ):
+            rows.append([everything["dataset"], label] + [rounded(values[k], 1) for k in keys])
+    return rows
+
+
+def held_out(paths: list[Path]) -> str:
+    lines = ["| dataset | questions | " + " | ".join(h for _, h in ANSWER_COLUMNS[:3]) + " |"]
+    lines.append("|---|---|" + "---:|" * 3)
+    for path in paths:
+        everything = json.loads(path.read_text())
+        first = json.loads(path.with_name(path.stem + "-first100.json").read_text())
+        lines += ["| " + " | ".join(row) + " |" for row in held_out_rows(everything, first)]
+    return "\n".join(lines)
+
+
+NUMBER = re.compile(r"^[-–*\d.,/ ]+$")
+
+
+def _grid(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table: columns of figures right-aligned, others left."""
+    numeric = [all(NUMBER.match(r[i]) for r in rows) for i in range(len(header))]
+    rule = "|" + "|".join("---:" if n and i else "---" for i, n in enumerate(numeric)) + "|"
+    lines = ["| " + " | ".join(header) + " |", rule]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+
+
+def _wrap(text: str) -> str:
+    """Prose the renderer writes, wrapped as the hand-written Markdown around it is."""
+    return textwrap.fill(text, width=90, break_long_words=False, break_on_hyphens=False)
+
+
+# ---- the sections ---------------------------------------------------------------------
+
+
+def headline(figures: Figures) -> str:
+    """R@5 of the default mode on each set against the baselines and the published
+    systems (bench/published.json): the README's table."""
+    published = json.loads(PUBLISHED.read_text())
+    systems = published["systems"]
+    header = ["dataset", "default, embedded", "default, Neo4j", *BASELINES, *systems, "goal"]
+    rows = []
+    for ds in SHARED + DOCS:
+        embedded = figures.get(f"eval-{ds}-embedded")["results"]
+        neo4j = figures.get(f"eval-{ds}-neo4j")["results"]
+        label = ds + (" (pages)" if ds in DOCS else "")
+        row = [label, f"**{rounded(embedded['default']['recall@5'])}**"]
+        row.append(rounded(neo4j["default"]["recall@5"]))
+        row += [rounded(embedded[b]["recall@5"]) for b in BASELINES]
+        row += [rounded(s["recall@5"].get(ds)) for s in systems.values()]
+        row.append(rounded(published["goals"]["recall@5"].get(ds)))
+        rows.append(row)
+    sources = "; ".join(f"{n}: {s['source']}" for n, s in systems.items())
+    runs = [figures.get(f"eval-{ds}-{b}") for ds in SHARED + DOCS for b in BACKENDS]
+    commit = ", ".join(sorted({r["commit"] for r in runs if r.get("commit")}))
+    date = ", ".join(sorted({r["date"] for r in runs if r.get("date")}))
+    when = f"{commit or 'commit not recorded'} · {date or 'date not recorded'}"
+    return "\n".join(
+        [
+            _wrap(
+                "Recall@5 (percent) of the default mode, no LLM anywhere, against the "
+                "baselines and two published LLM-built graph RAG systems:"
+            ),
+            "",
+            _grid(header, rows),
+            "",
+            _wrap(
+                "neorag: the first 200 questions of each shared set (pages for the documentation "
+                "corpora), `bench/out/eval-DATASET-BACKEND.json` from `make eval` "
+                f"({when}). Published figures are on the full 1,000-question sets, with an LLM "
+                f"extracting the graph at index time ({sources}); goals: "
+                f"{published['goals']['source']}. They come from `bench/published.json`, so the "
+                "comparison is indicative, not like for like."
+            ),
+        ]
+    )
+
+
+def eval_tables(figures: Figures) -> str:
+    blocks = []
+    for ds in SHARED + DOCS:
+        for backend in BACKENDS:
+            name = f"eval-{ds}-{backend}"
+            blocks.append(table(figures.get(name), name))
+    return "\n\n".join(blocks)
+
+
+def mixed_tables(figures: Figures) -> str:
+    names = ["eval-2wiki-dev-with-sqlite-docs-embedded", "eval-sqlite-docs-with-2wiki-dev-embedded"]
+    return "\n\n".join(table(figures.get(n), n) for n in names)
+
+
+ANSWERS = "answer-{}-embedded-2026-12-05c"
+
+
+def answers(figures: Figures) -> str:
+    header = ["dataset", "questions", "answer@5", "EM", "F1", "answer_hit", "answer p50 ms"]
+    rows, sources = [], []
+    for ds in SHARED + DOCS:
+        name = ANSWERS.format(ds)
+        report = figures.get(name)
+        row = report["results"]["default"]
+        keys = ["answer@5", "em", "f1", "answer_hit", "answer_ms_p50"]
+        rows.append([ds, str(report["questions"])] + [rounded(row[k], 1) for k in keys])
+        sources.append(provenance(name, report, eval_command(name, report, " --answer offline")))
+    return _grid(header, rows) + "\n\n" + "\n".join(f"- {s}" for s in sources)
+
+
+def held_out_section(figures: Figures) -> str:
+    header = ["dataset", "questions", "EM", "F1", "answer_hit"]
+    rows, sources = [], []
+    for ds in ("musique-200", "hotpotqa-200"):
+        name = ANSWERS.format(ds)
+        everything, first = figures.get(name), figures.get(name + "-first100")
+        rows += held_out_rows(everything, first)
+        cmd = eval_command(name + "-first100", first, " --answer offline --limit 100")
+        sources.append(provenance(name + "-first100", first, cmd))
+    return _grid(header, rows) + "\n\n" + "\n".join(f"- {s}" for s in sources)
+
+
+def ablations(figures: Figures) -> str:
+    """Every named ablation of bench/ablations.json, grouped, one row per dataset × mode."""
+    registry = json.loads(ABLATIONS.read_text())["ablations"]
+    keys = ["recall@2", "recall@5", "recall@10", "mrr", "answer@5", "context_tokens_mean"]
+    keys.append("latency_ms_p50")
+    header = ["ablation", "setting", "dataset", "mode", "R@2", "R@5", "R@10", "MRR"]
+    header += ["answer@5", "context tokens", "p50 ms", "commit · date"]
+    recorded = False
+    groups: dict[str, list[list[str]]] = {}
+    for name, spec in registry.items():
+        setting = " ".join(
+            [f"`{k}={v}`" for k, v in spec.get("env", {}).items()]
+            + [f"`{' '.join(spec.get('args', []))}`"] * bool(spec.get("args"))
+        )
+        setting = setting or f"retired: {spec.get('retired', '')}"
+        for ds in spec["datasets"]:
+            file = f"ablation-{name}-{ds.replace('+', '-with-')}"
+            report = figures.get(file)
+            recorded = recorded or bool(report.get("commit") or report.get("date"))
+            when = f"{report.get('commit') or 'commit not recorded'} · "
+            when += report.get("date") or "date not recorded"
+            for mode, row in report["results"].items():
+                cells = [rounded(row.get(k), key=k) for k in keys]
+                rows = groups.setdefault(spec["group"], [])
+                label = f"{name}: {spec['about']}"
+                rows.append([label, setting, ds.replace("+", " + "), mode, *cells, when])
+    if not recorded:  # no file says when it ran: one sentence instead of a column of "–"
+        header = header[:-1]
+        groups = {g: [r[:-1] for r in rows] for g, rows in groups.items()}
+    blocks = [f"**{group}**\n\n" + _grid(header, rows) for group, rows in groups.items()]
+    note = "" if recorded else " None of these files records its commit or date."
+    return "\n\n".join(blocks) + (
+        "\n\nEach row: `bench/out/ablation-NAME-DATASET.json`, written by `SETTING neorag "
+        "eval DATASET --backend embedded --modes MODES --json "
+        "bench/out/ablation-NAME-DATASET.json` (the setting shown, on the shipped "
+        f"configuration; the Neo4j row with `--backend neo4j`).{note}"
+    )
+
+
+def ingest(figures: Figures) -> str:
+    name = "ingest-2wiki-dev"
+    report = figures.get(name)
+    header = ["backend", "documents", "chunks", "ingest s", "embedding only s", "ingest / embed"]
+    header += ["peak RSS MB"]
+    rows = []
+    for r in report["results"]:
+        keys = ["documents", "chunks", "ingest_seconds", "embedding_only_seconds", "ratio"]
+        cells = [rounded(r.get(k), 2 if k == "ratio" else None) for k in keys]
+        rows.append([r["backend"], *cells, rounded(r.get("peak_rss_mb"))])
+    stages = sorted({s for r in report["results"] for s in r.get("stage_seconds", {})})
+    stage_rows = [
+        [s] + [rounded(r.get("stage_seconds", {}).get(s)) for r in report["results"]]
+        for s in stages
+    ]
+    stage_header = ["stage s"] + [r["backend"] for r in report["results"]]
+    return "\n\n".join(
+        [_grid(header, rows), _grid(stage_header, stage_rows), provenance(name, report)]
+    )
+
+
+def workers(figures: Figures) -> str:
+    name = "ingest-workers-hotpotqa-800"
+    report = figures.get(name)
+    header = ["workers", "ingest s", "process CPU s", "peak tree RSS MB", "load average (mean)"]
+    rows = [
+        [
+            str(r["workers"]),
+            rounded(r["ingest_seconds"]),
+            rounded(r.get("process_cpu_seconds")),
+            rounded(r.get("peak_tree_rss_mb")),
+            rounded(r.get("load_average_1m", {}).get("mean"), 2),
+        ]
+        for r in report["results"]
+    ]
+    return _grid(header, rows) + "\n\n" + provenance(name, report)
+
+
+def ppr(figures: Figures) -> str:
+    name = "ppr-2wiki-dev"
+    report = figures.get(name)
+    header = ["backend", "queries", "p50 ms", "p95 ms", "queries/s", "candidate PPR p50 ms"]
+    rows = []
+    for backend in BACKENDS:
+        r = report[backend]
+        keys = ["latency_ms_p50", "latency_ms_p95", "throughput_qps", "candidate_ppr_ms_p50"]
+        rows.append([backend, str(r["queries"])] + [rounded(r[k]) for k in keys])
+    return _grid(header, rows) + "\n\n" + provenance(name, report)
+
+
+def scale(figures: Figures) -> str:
+    header = ["backend", "chunks", "documents", "ingest s", "embed only s", "ingest / embed"]
+    header += ["one-doc change s", "peak RSS MB", "store MB", "p50 / p95 ms default"]
+    header += ["p50 ms tigrag", "R@5 default / tigrag / hybrid"]
+    rows, sources = [], []
+    for backend in BACKENDS:
+        name = f"scale-{backend}"
+        report = figures.get(name)
+        for s in report["sizes"]:
+            p50, p95, r5 = s.get("query_p50_ms", {}), s.get("query_p95_ms", {}), s["recall@5"]
+            rows.append(
+                [
+                    backend,
+                    rounded(s["chunks"]),
+                    rounded(s["documents"]),
+                    rounded(s.get("ingest_seconds")),
+                    rounded(s.get("embed_only_seconds")),
+                    rounded(s.get("ingest_over_embed"), 2),
+                    rounded(s.get("one_doc_change_seconds"), 2),
+                    rounded(s.get("peak_rss_mb")),
+                    rounded(s.get("store_mb")),
+                    f"{rounded(p50.get('default'))} / {rounded(p95.get('default'))}",
+                    rounded(p50.get("tigrag")),
+                    " / ".join(rounded(r5.get(m)) for m in ("default", "tigrag", "hybrid")),
+                ]
+            )
+        sources.append(provenance(name, report, "python bench/scale_bench.py --backend " + backend))
+    return _grid(header, rows) + "\n\n" + "\n".join(f"- {s}" for s in sources)
+
+
+def load(figures: Figures) -> str:
+    header = ["run", "concurrency", "requests", "errors", "requests/s", "p50 ms", "p95 ms"]
+    header.append("p99 ms")
+    rows, sources = [], []
+    for name in ("load-embedded", "load-embedded-uvicorn-workers", "load-neo4j"):
+        report = figures.get(name)
+        levels = [*report["levels"], {**report["during_reingest"], "label": "during re-ingest"}]
+        for level in levels:
+            rows.append(
+                [
+                    f"{name} {level.get('label', '')}".strip(),
+                    str(level["concurrency"]),
+                    str(level["requests"]),
+                    str(level["errors"]),
+                    rounded(level["throughput_rps"]),
+                    rounded(level["p50_ms"]),
+                    rounded(level["p95_ms"]),
+                    rounded(level["p99_ms"]),
+                ]
+            )
+        sources.append(provenance(name, report))
+    return _grid(header, rows) + "\n\n" + "\n".join(f"- {s}" for s in sources)
+
+
+SECTIONS: dict[str, Callable[[Figures], str]] = {
+    "headline": headline,
+    "eval-tables": eval_tables,
+    "mixed-tables": mixed_tables,
+    "answers": answers,
+    "held-out": held_out_section,
+    "ablations": ablations,
+    "ingest": ingest,
+    "ingest-workers": workers,
+    "ppr": ppr,
+    "scale": scale,
+    "load": load,
+}
+
+PLACEHOLDER = re.compile(r"\{\{([^{}]+)\}\}")
+
+
+def render_page(out: Path = OUT, template: Path = TEMPLATE) -> str:
+    figures = Figures(out)
+
+    def fill(match: re.Match[str]) -> str:
+        ref = match.group(1).strip()
+        if ref.startswith("section:"):
+            return SECTIONS[ref.removeprefix("section:")](figures)
+        return figures.value(ref)
+
+    return PLACEHOLDER.sub(fill, template.read_text())
+
+
+def render_readme(readme: str, out: Path = OUT) -> str:
+    """README.md with the text between the headline markers replaced by the render."""
+    before, found, rest = readme.partition(BEGIN)
+    _, found_end, after = rest.partition(END)
+    if not (found and found_end):
+        raise ValueError(f"README.md lacks the {BEGIN} … {END} markers")
+    return f"{before}{BEGIN}\n{headline(Figures(out))}\n{END}{after}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.results", description=__doc__)
+    parser.add_argument("--check", action="store_true", help="exit 1 if a committed page is stale")
+    parser.add_argument("--table", nargs="+", type=Path, help="print these eval JSON as tables")
+    parser.add_argument("--held-out", nargs="+", type=Path, help="split answer runs (first 100)")
+    args = parser.parse_args(argv)
+    if args.table:
+        for path in sorted(args.table):
+            print(table(json.loads(path.read_text())) + "\n")
+        return 0
+    if args.held_out:
+        print(held_out(args.held_out))
+        return 0
+    page, readme = render_page(), render_readme(README.read_text())
+    if args.check:
+        stale = [p for p, text in ((PAGE, page), (README, readme)) if p.read_text() != text]
+        for path in stale:
+            print(f"{path.relative_to(REPO)} differs from the render: run make results")
+        return 1 if stale else 0
+    PAGE.write_text(page)
+    README.write_text(readme)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
