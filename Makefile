@@ -25,7 +25,8 @@ help:
 	@echo "make test    install, start a real Neo4j + GDS, run every test, stop Neo4j"
 	@echo "make neo4j-start | neo4j-stop | neo4j-status   a local Neo4j + GDS for NEORAG_BACKEND=neo4j (bolt 7687, browser 7474)"
 	@echo "make check   the inner loop: lint + the tests that need no Neo4j, browser, model or dataset"
-	@echo "make lint    ruff;  make bench / make eval   benchmarks and the evaluation harness"
+	@echo "make lint    ruff;  make bench SUITE=… / make eval   benchmarks and the evaluation harness"
+	@echo "make results renders docs/results.md and the README's headline table from bench/out"
 
 # The directory name carries the lock file's hash, so existence is the whole test (a fresh
 # clone's newer file times must not trigger a rebuild). Built aside and renamed into place,
@@ -86,8 +87,9 @@ lint: install
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
+# make bench SUITE=recall ARGS="--ablation tigrag-hops0"; python -m bench lists the suites.
 bench: install neo4j-assemble
-	@ops/bench.sh
+	@SUITE="$(SUITE)" ARGS="$(ARGS)" ops/bench.sh
 
 eval: install neo4j-assemble
 	@ops/eval.sh

@@ -24,6 +24,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
+from bench.suites.recall import Run
+
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "bench" / "out"
 TEMPLATE = REPO / "docs" / "results.template.md"
@@ -110,13 +112,6 @@ class Figures:
         return rounded(node, int(fmt) if fmt else None, path.rsplit("/", 1)[-1])
 
 
-def dataset_path(name: str) -> str:
-    """The folder a dataset is read from, as the commands in the docs write it."""
-    if (REPO / "bench" / "datasets" / name).is_dir():
-        return f"bench/datasets/{name}"
-    return f"../shared/datasets/{name}"
-
-
 def provenance(name: str, report: dict[str, Any], command: str | None = None) -> str:
     """The line under a table: its file, the command that wrote it, the commit and date."""
     command = report.get("command") or command or "command not recorded"
@@ -125,16 +120,18 @@ def provenance(name: str, report: dict[str, Any], command: str | None = None) ->
     return f"Source `bench/out/{name}.json` · `{command}` · {commit} · {date}"
 
 
-def eval_command(name: str, report: dict[str, Any], extra: str = "") -> str:
-    """What ops/eval.sh (the recall and answers suites) runs to write this file."""
-    modes = ",".join(report["results"])
-    ds = dataset_path(report["dataset"])
-    distractors = report.get("distractors")
-    mix = f" --distractors {dataset_path(distractors)}" if distractors else ""
-    return (
-        f"neorag eval {ds}{mix} --backend {report['backend']} --modes {modes}{extra}"
-        f" --json bench/out/{name}.json"
+def eval_command(name: str, report: dict[str, Any], extra: tuple[str, ...] = ()) -> str:
+    """What the recall or answers suite runs to write this file (for files from before
+    the suites recorded their command)."""
+    run = Run(
+        dataset=report["dataset"],
+        backend=report["backend"],
+        modes=",".join(report["results"]),
+        out=Path("bench/out") / f"{name}.json",
+        distractors=report.get("distractors"),
+        args=list(extra),
     )
+    return run.command()
 
 
 def table(report: dict[str, Any], name: str | None = None, command: str | None = None) -> str:
@@ -235,7 +232,7 @@ def headline(figures: Figures) -> str:
             "",
             _wrap(
                 "neorag: the first 200 questions of each shared set (pages for the documentation "
-                "corpora), `bench/out/eval-DATASET-BACKEND.json` from `make eval` "
+                "corpora), `bench/out/eval-DATASET-BACKEND.json` from `python -m bench recall` "
                 f"({when}). Published figures are on the full 1,000-question sets, with an LLM "
                 f"extracting the graph at index time ({sources}); goals: "
                 f"{published['goals']['source']}. They come from `bench/published.json`, so the "
@@ -259,7 +256,7 @@ def mixed_tables(figures: Figures) -> str:
     return "\n\n".join(table(figures.get(n), n) for n in names)
 
 
-ANSWERS = "answer-{}-embedded-2026-12-05c"
+ANSWERS = "answer-{}-embedded"
 
 
 def answers(figures: Figures) -> str:
@@ -271,7 +268,9 @@ def answers(figures: Figures) -> str:
         row = report["results"]["default"]
         keys = ["answer@5", "em", "f1", "answer_hit", "answer_ms_p50"]
         rows.append([ds, str(report["questions"])] + [rounded(row[k], 1) for k in keys])
-        sources.append(provenance(name, report, eval_command(name, report, " --answer offline")))
+        sources.append(
+            provenance(name, report, eval_command(name, report, ("--answer", "offline")))
+        )
     return _grid(header, rows) + "\n\n" + "\n".join(f"- {s}" for s in sources)
 
 
@@ -282,7 +281,7 @@ def held_out_section(figures: Figures) -> str:
         name = ANSWERS.format(ds)
         everything, first = figures.get(name), figures.get(name + "-first100")
         rows += held_out_rows(everything, first)
-        cmd = eval_command(name + "-first100", first, " --answer offline --limit 100")
+        cmd = eval_command(name + "-first100", first, ("--answer", "offline", "--limit", "100"))
         sources.append(provenance(name + "-first100", first, cmd))
     return _grid(header, rows) + "\n\n" + "\n".join(f"- {s}" for s in sources)
 
@@ -319,10 +318,10 @@ def ablations(figures: Figures) -> str:
     blocks = [f"**{group}**\n\n" + _grid(header, rows) for group, rows in groups.items()]
     note = "" if recorded else " None of these files records its commit or date."
     return "\n\n".join(blocks) + (
-        "\n\nEach row: `bench/out/ablation-NAME-DATASET.json`, written by `SETTING neorag "
-        "eval DATASET --backend embedded --modes MODES --json "
-        "bench/out/ablation-NAME-DATASET.json` (the setting shown, on the shipped "
-        f"configuration; the Neo4j row with `--backend neo4j`).{note}"
+        "\n\nEach row: `bench/out/ablation-NAME-DATASET.json`, written by `python -m bench "
+        "recall --ablation NAME` (bench/ablations.json: the setting shown on the shipped "
+        "configuration, `neorag eval DATASET --backend embedded --modes MODES`; the Neo4j "
+        f"row with `--backend neo4j`).{note}"
     )
 
 
@@ -402,7 +401,7 @@ def scale(figures: Figures) -> str:
                     " / ".join(rounded(r5.get(m)) for m in ("default", "tigrag", "hybrid")),
                 ]
             )
-        sources.append(provenance(name, report, "python bench/scale_bench.py --backend " + backend))
+        sources.append(provenance(name, report, "python -m bench scale --backend " + backend))
     return _grid(header, rows) + "\n\n" + "\n".join(f"- {s}" for s in sources)
 
 
@@ -430,6 +429,23 @@ def load(figures: Figures) -> str:
     return _grid(header, rows) + "\n\n" + "\n".join(f"- {s}" for s in sources)
 
 
+FINDINGS = REPO / "bench" / "findings.json"
+
+
+def findings_files(figures: Figures) -> str:
+    """The records under bench/out/findings/: what wrote each and when."""
+    registry = json.loads(FINDINGS.read_text())["files"]
+    header = ["file", "written by (removed)", "command", "commit · date"]
+    rows = []
+    for name, spec in registry.items():
+        report = figures.get(f"findings/{name}")
+        when = " · ".join(filter(None, [report.get("commit"), report.get("date")]))
+        when = when or f"committed at {spec['committed']}"
+        command = f"`{report['command']}`" if report.get("command") else "not recorded"
+        rows.append([f"`{name}.json`", f"`{spec['script']}`", command, when])
+    return _grid(header, rows)
+
+
 SECTIONS: dict[str, Callable[[Figures], str]] = {
     "headline": headline,
     "eval-tables": eval_tables,
@@ -442,6 +458,7 @@ SECTIONS: dict[str, Callable[[Figures], str]] = {
     "ppr": ppr,
     "scale": scale,
     "load": load,
+    "findings-files": findings_files,
 }
 
 PLACEHOLDER = re.compile(r"\{\{([^{}]+)\}\}")
@@ -456,7 +473,39 @@ def render_page(out: Path = OUT, template: Path = TEMPLATE) -> str:
             return SECTIONS[ref.removeprefix("section:")](figures)
         return figures.value(ref)
 
-    return PLACEHOLDER.sub(fill, template.read_text())
+    return reflow(PLACEHOLDER.sub(fill, template.read_text()))
+
+
+def reflow(page: str) -> str:
+    """Prose paragraphs and list items re-wrapped at 90 columns once the figures are in
+    (a placeholder is longer than its value); tables, headings, code and comments kept."""
+    blocks, out = page.split("\n\n"), []
+    for block in blocks:
+        lines = block.split("\n")
+        if any(line.startswith(("|", "#", "```", "<!--", "    ")) for line in lines):
+            out.append(block)
+            continue
+        items: list[list[str]] = []
+        for line in lines:
+            if line.startswith("- ") or not items:
+                items.append([line])
+            else:
+                items[-1].append(line)
+        wrapped = []
+        for item in items:
+            text = " ".join(part.strip() for part in item)
+            bullet = item[0].startswith("- ")
+            wrapped.append(
+                textwrap.fill(
+                    text,
+                    width=90,
+                    subsequent_indent="  " if bullet else "",
+                    break_long_words=False,
+                    break_on_hyphens=False,
+                )
+            )
+        out.append("\n".join(wrapped))
+    return "\n\n".join(out)
 
 
 def render_readme(readme: str, out: Path = OUT) -> str:

@@ -72,7 +72,7 @@ class AlgorithmConfig(BaseModel):
         description="the `delta` rule's tolerance above `token_ppr_bounded_above` (and the "
         "GDS route's, which has no other rule): at 1e-5 the top-30 tokens of 2wiki-dev's "
         "200 questions overlap the exact run's by 95.5% "
-        "(bench/out/ppr-tolerance-2wiki-dev.json)",
+        "(bench/out/findings/ppr-tolerance-2wiki-dev.json)",
     )
     token_ppr_bounded_rule: Literal["delta", "per_degree"] = Field(
         "per_degree",

@@ -108,7 +108,7 @@ class BridgeConfig(BaseModel):
         description="above `bounded_above`, a node passes its share on only while it holds "
         "more than this per relationship (0: exact); at 1e-7 the 200k-chunk scale store's "
         "walk keeps 99.4% of the exact top 100 in a third of the time "
-        "(bench/bridge_walk_scale.py)",
+        "(bench/out/findings/bridge-walk-200k.json)",
     )
     title_boost: float = Field(
         3.0, ge=0.0, description="a name leads to the passages it titles (1 + boost)× as often"
