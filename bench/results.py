@@ -8,7 +8,8 @@ python -m bench.results --held-out bench/out/answer-musique-200-embedded.json
 Figures are never typed: docs/results.template.md holds the prose, and every number in it
 is a placeholder the JSON fills. `{{section:NAME}}` is a rendered block (tables, each
 naming its command, commit and date); `{{FILE:key/key/…}}` is one value of
-bench/out/FILE.json (`|N` rounds to N places, `|pct` prints a share as a percentage).
+bench/out/FILE.json (`|N` rounds to N places, `|pct` prints a share as a percentage,
+`|pctN` with N places).
 tests/bench/test_results_page.py fails when the committed page differs from the render.
 """
 
@@ -107,8 +108,8 @@ class Figures:
                 node = node[key]
             else:
                 raise KeyError(f"bench/out/{name}.json has no {path!r} (stopped at {key!r})")
-        if fmt == "pct":
-            return rounded(node * 100, 1)
+        if fmt.startswith("pct"):
+            return rounded(node * 100, int(fmt[3:] or 1))
         return rounded(node, int(fmt) if fmt else None, path.rsplit("/", 1)[-1])
 
 
