@@ -9,7 +9,8 @@ Figures are never typed: docs/results.template.md holds the prose, and every num
 is a placeholder the JSON fills. `{{section:NAME}}` is a rendered block (tables, each
 naming its command, commit and date); `{{FILE:key/key/…}}` is one value of
 bench/out/FILE.json (`|N` rounds to N places, `|pct` prints a share as a percentage,
-`|pctN` with N places).
+`|pctN` with N places); `{{published:…}}` reads bench/published.json, the figures
+neorag does not measure.
 tests/bench/test_results_page.py fails when the committed page differs from the render.
 """
 
@@ -100,7 +101,8 @@ class Figures:
         """`FILE:a/b/0/c|N`: one value, rounded (`|pct`: a share shown in percent)."""
         ref, _, fmt = ref.partition("|")
         name, _, path = ref.partition(":")
-        node: Any = self.get(name.strip())
+        published = name.strip() == "published"  # bench/published.json: external figures
+        node: Any = json.loads(PUBLISHED.read_text()) if published else self.get(name.strip())
         for key in path.strip().split("/"):
             if isinstance(node, list):
                 node = node[int(key)]
