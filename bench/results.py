@@ -239,9 +239,27 @@ def headline(figures: Figures) -> str:
                 f"({when}). Published figures are on the full 1,000-question sets, with an LLM "
                 f"extracting the graph at index time ({sources}); goals: "
                 f"{published['goals']['source']}. They come from `bench/published.json`, so the "
-                "comparison is indicative, not like for like."
+                "comparison is indicative, not like for like. " + held_out_recall(figures)
             ),
         ]
+    )
+
+
+def held_out_recall(figures: Figures) -> str:
+    """The sentence that says which of the headline's questions were tuned on: the bridge
+    walk's parameters on the first 100 of two sets, so their last 100 are held out."""
+    sweep = figures.get("findings/bridge-params-default")
+    rows = {ds: sweep["sets"][ds]["shipped"] for ds in ("musique-200", "hotpotqa-200")}
+    halves = "; ".join(
+        f"{ds} {rounded(r['first 100']['R@5'])} on the first 100 and "
+        f"{rounded(r['last 100']['R@5'])} on the held-out last 100"
+        for ds, r in rows.items()
+    )
+    return (
+        "The defaults were chosen on these same questions, the bridge walk's parameters on "
+        "the first 100 of musique-200 and hotpotqa-200; the default's R@5 by half: "
+        f"{halves} (`bench/out/findings/bridge-params-default.json`, commit "
+        f"{sweep.get('commit') or 'not recorded'})."
     )
 
 
