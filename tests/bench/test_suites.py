@@ -14,7 +14,14 @@ from bench.__main__ import main
 from bench.suites import SUITES, answers, recall
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-HELPERS = {"__main__.py", "json_out.py", "results.py", "scale_corpus.py"}
+HELPERS = {
+    "__main__.py",
+    "figures.py",
+    "json_out.py",
+    "results.py",
+    "scale_corpus.py",
+    "sections.py",
+}
 
 
 def test_bench_is_suites_and_shared_helpers() -> None:
