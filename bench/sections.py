@@ -324,7 +324,7 @@ def load(figures: Figures) -> str:
     header = ["run", "concurrency", "requests", "errors", "requests/s", "p50 ms", "p95 ms"]
     header.append("p99 ms")
     rows, sources = [], []
-    for name in ("load-embedded", "load-embedded-uvicorn-workers", "load-neo4j"):
+    for name in ("load-embedded", "load-neo4j"):
         report = figures.get(name)
         levels = [*report["levels"], {**report["during_reingest"], "label": "during re-ingest"}]
         for level in levels:
