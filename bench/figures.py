@@ -56,8 +56,14 @@ class Figures:
         """`FILE:a/b/0/c|N`: one value, rounded (`|pct`: a share shown in percent)."""
         ref, _, fmt = ref.partition("|")
         name, _, path = ref.partition(":")
-        published = name.strip() == "published"  # bench/published.json: external figures
-        node: Any = json.loads(PUBLISHED.read_text()) if published else self.get(name.strip())
+        name = name.strip()
+        node: Any
+        if name == "published":  # bench/published.json: figures neorag does not measure
+            node = json.loads(PUBLISHED.read_text())
+        elif name.startswith("dataset/"):  # a bundled dataset's meta.json (its counts)
+            node = json.loads((REPO / "bench" / "datasets" / name[8:] / "meta.json").read_text())
+        else:
+            node = self.get(name)
         for key in path.strip().split("/"):
             if isinstance(node, list):
                 node = node[int(key)]

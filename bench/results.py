@@ -10,7 +10,7 @@ is a placeholder the JSON fills. `{{section:NAME}}` is a rendered block (tables,
 naming its command, commit and date); `{{FILE:key/key/…}}` is one value of
 bench/out/FILE.json (`|N` rounds to N places, `|pct` prints a share as a percentage,
 `|pctN` with N places); `{{published:…}}` reads bench/published.json, the figures
-neorag does not measure.
+neorag does not measure, and `{{dataset/NAME:…}}` a bundled dataset's meta.json.
 tests/bench/test_results_page.py fails when the committed page differs from the render.
 """
 

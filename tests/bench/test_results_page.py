@@ -51,6 +51,20 @@ def test_placeholders_read_the_json_and_round_half_up(tmp_path: Path) -> None:
     assert page == "R@5 95.3, MRR 0.976, 200,017 chunks, 0.3%, 95"
 
 
+def test_external_figures_come_from_their_own_files(tmp_path: Path) -> None:
+    """Published systems' figures from bench/published.json, a bundled dataset's counts
+    from its meta.json: never from the prose."""
+    published = json.loads(results.REPO.joinpath("bench", "published.json").read_text())
+    meta = results.REPO / "bench" / "datasets" / "git-docs" / "meta.json"
+    template = tmp_path / "t.md"
+    template.write_text(
+        "{{published:systems/PropRAG/recall@5/2wiki-dev}} {{dataset/git-docs:counts/questions}}"
+    )
+    expected = f"{published['systems']['PropRAG']['recall@5']['2wiki-dev']} "
+    expected += str(json.loads(meta.read_text())["counts"]["questions"])
+    assert results.render_page(tmp_path, template) == expected
+
+
 def test_a_figure_the_json_lacks_fails_the_render(tmp_path: Path) -> None:
     _write(tmp_path, "run", {"results": {"default": {"recall@5": 95.25}}})
     template = tmp_path / "t.md"
