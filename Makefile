@@ -18,14 +18,15 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SITE := lib/python3.11/site-packages
 
-.PHONY: help install deps run test check lint neo4j-start neo4j-stop neo4j-status neo4j-assemble browser-deps lock bench eval docs clean
+.PHONY: help install deps run test check lint neo4j-start neo4j-stop neo4j-status neo4j-assemble browser-deps lock bench eval results docs clean
 
 help:
 	@echo "make run     install, index the bundled sample corpus (embedded backend), open the chat on http://127.0.0.1:8501"
 	@echo "make test    install, start a real Neo4j + GDS, run every test, stop Neo4j"
 	@echo "make neo4j-start | neo4j-stop | neo4j-status   a local Neo4j + GDS for NEORAG_BACKEND=neo4j (bolt 7687, browser 7474)"
 	@echo "make check   the inner loop: lint + the tests that need no Neo4j, browser, model or dataset"
-	@echo "make lint    ruff;  make bench / make eval   benchmarks and the evaluation harness"
+	@echo "make lint    ruff;  make bench SUITE=… / make eval   benchmarks and the evaluation harness"
+	@echo "make results renders docs/results.md and the README's headline table from bench/out"
 
 # The directory name carries the lock file's hash, so existence is the whole test (a fresh
 # clone's newer file times must not trigger a rebuild). Built aside and renamed into place,
@@ -86,11 +87,17 @@ lint: install
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
+# make bench SUITE=recall ARGS="--ablation tigrag-hops0"; python -m bench lists the suites.
 bench: install neo4j-assemble
-	@ops/bench.sh
+	@SUITE="$(SUITE)" ARGS="$(ARGS)" ops/bench.sh
 
 eval: install neo4j-assemble
 	@ops/eval.sh
+
+# docs/results.md and README.md's headline table are rendered from bench/out/*.json
+# (tests/bench/test_results_page.py fails when the committed pages differ from the render).
+results: install
+	$(PY) -m bench.results
 
 # docs/configuration.md is rendered from the settings model (tests/app/test_settings_doc.py
 # fails when the committed page differs from the render).

@@ -53,8 +53,8 @@ class AlgorithmConfig(BaseModel):
         description="largest token projection (relationships, both directions) `auto` copies "
         "into the query process. Measured on the 200k-chunk scale store's 4.76M: 278 MB "
         "resident per process, 1.1 GB more while loading (91 s, on a background thread: GDS "
-        "answers meanwhile); its GDS route took 2.4 s p50 per default question (README: "
-        "Scale benchmark)",
+        "answers meanwhile); its GDS route took 2.4 s p50 per default question (docs/results.md: "
+        "Speed)",
     )
     token_ppr_bounded_above: int = Field(
         1_000_000,
@@ -64,7 +64,7 @@ class AlgorithmConfig(BaseModel):
         "the seeds' mass rather than by the graph's size; the evaluation sets' graphs "
         "(at most 300k) run exactly, the 50k-chunk scale store's (1.47M) is bounded: its "
         "rankings' R@2 / R@5 / MRR stay the same and TIGRAG's p50 drops from 101 to 58 ms on "
-        "Neo4j (README, The token PageRank at 200k chunks)",
+        "Neo4j (docs/results.md, Speed)",
     )
     token_ppr_bounded_tolerance: float = Field(
         1e-5,
@@ -72,7 +72,7 @@ class AlgorithmConfig(BaseModel):
         description="the `delta` rule's tolerance above `token_ppr_bounded_above` (and the "
         "GDS route's, which has no other rule): at 1e-5 the top-30 tokens of 2wiki-dev's "
         "200 questions overlap the exact run's by 95.5% "
-        "(bench/out/ppr-tolerance-2wiki-dev.json)",
+        "(bench/out/findings/ppr-tolerance-2wiki-dev.json)",
     )
     token_ppr_bounded_rule: Literal["delta", "per_degree"] = Field(
         "per_degree",
@@ -80,7 +80,7 @@ class AlgorithmConfig(BaseModel):
         "(`ppr_send_rule`): `per_degree` with `token_ppr_per_degree_tolerance` bounds a "
         "run's work by the seeds' mass, not the graph; on the 200k-chunk scale store it "
         "leaves 2wiki-dev's R@2, R@5 and MRR unchanged in default and TIGRAG and takes "
-        "TIGRAG's p50 from 205 to 69 ms (README, Scale benchmark); the GDS route runs "
+        "TIGRAG's p50 from 205 to 69 ms (docs/results.md, Speed); the GDS route runs "
         "`delta`",
     )
     token_ppr_per_degree_tolerance: float = Field(

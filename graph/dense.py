@@ -6,7 +6,7 @@ baselines and SEMANTIC edges are not blurred by approximation error. Above
 `SearchIndexConfig.approximate_above` chunks the index is IVF-Flat: spherical k-means
 cells, a query scans the `ivf_nprobe` nearest cells and scores their vectors exactly.
 IVF is chosen over HNSW because it removes vectors by id (HNSW in FAISS cannot), so an
-update costs the change rather than a rebuild; bench/ann_bench.py measures both.
+update costs the change rather than a rebuild (bench/out/findings/ann-200k.json measured both).
 
 Ids are kept in sorted order and the flat index stores its vectors in that order, so an
 index brought up to date with `apply` is the same index a fresh `build` gives, positions,

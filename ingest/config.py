@@ -137,6 +137,6 @@ class IngestConfig(BaseModel):
     max_file_bytes: int = Field(20 * 1024 * 1024, ge=1024)
     batch_documents: int = Field(256, ge=1)
     # 1 by default: on the 2-core machine measured, 2 workers were no faster and held 2x the
-    # memory (README, "Parallel ingest"); more cores, or a GPU, are where more pay off.
+    # memory (docs/results.md, "Parallel ingest"); more cores, or a GPU, are where more pay off.
     workers: int = Field(1, ge=1)
     device: Literal["auto", "cpu", "cuda"] = "auto"

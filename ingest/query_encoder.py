@@ -88,7 +88,7 @@ class OnnxQueryEncoder:
         # onnxruntime's pool threads spin after each run, waiting for the next: on a
         # query, CPU the token PageRank (run meanwhile) and other requests need. Measured
         # on 2wiki-dev, default mode with the other changes of that day: process CPU per
-        # question down 30%, same rankings (README, Speed).
+        # question down 30%, same rankings (docs/results.md, Speed).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         exported = _int8(buffer.getvalue()) if int8 else buffer.getvalue()
         self._session = ort.InferenceSession(exported, options, providers=["CPUExecutionProvider"])

@@ -105,7 +105,7 @@ WEIGHTS: dict[str, float] = {
     "describe": 2.0,
     "profile": -2.0,
     # Set on sqlite-docs (0 → 3 → 6 name 5 → 6 → 8 of 60 answers; flat from 6 to 10:
-    # bench/reader_weights.py);
+    # python -m bench reader);
     # on git-docs it named no more (1 of 52 either way). It fires only for technical
     # questions, so the Wikipedia sets cannot move.
     "mirror": 6.0,

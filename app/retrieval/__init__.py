@@ -1,5 +1,5 @@
 """Retrieval modes by name. `default` fuses the modes `RetrievalConfig.default_parts` names,
-the combination the evaluation harness measured best (see README, Results)."""
+the combination the evaluation harness measured best (see docs/results.md)."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ The graph is a pure function of the published chunks and their mentions, read th
 `GraphStore` interface, so both backends build the same one. It is built in Python once
 (3 s on 2wiki-dev's 7.5k chunks) and then, for each newly published index, derived from the
 previous version's graph by what changed (0.1–0.4 s for 1–100 changed chunks there,
-`bench/bridge_update_bench.py`), equal to a fresh build array for array; it is shared by the
-engine's retrievers.
+`bench/out/findings/bridge-update-2wiki-dev.json`), equal to a fresh build array for
+array; it is shared by the engine's retrievers.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@
   reasoning chains. The two find different second hops; fused they beat either alone on
   average over the three evaluation sets.
 - `default`: reciprocal-rank fusion of the modes named in `RetrievalConfig.default_parts`
-  (README, Results, says which and why), with LiteRAG's reasoning chains when LiteRAG is
+  (docs/results.md says which and why), with LiteRAG's reasoning chains when LiteRAG is
   one of them.
 """
 
@@ -207,10 +207,11 @@ class DefaultRetriever(Retriever):
         """Whether `hybrid` joins this question's fusion: when the graph parts' first
         chunks (`top`) mostly come from long documents. There the graph walks find the
         right page (page recall at least hybrid's on sqlite-docs) but not the passage inside
-        it that answers, which the question's own dense and BM25 match does (README,
-        Results); on short passages hybrid only adds distractors. Decided per question, from
-        the pages this question reaches, so a collection that mixes long pages with short
-        passages gets each where it helps, and no user flag is needed."""
+        it that answers, which the question's own dense and BM25 match does
+        (docs/results.md, Ablations); on short passages hybrid only adds distractors.
+        Decided per question, from the pages this question reaches, so a collection that
+        mixes long pages with short passages gets each where it helps, and no user flag is
+        needed."""
         if self.cfg.passage_match == "on":
             trace.notes.append("passage match: hybrid joins the fusion (passage_match=on)")
             return True

@@ -37,7 +37,7 @@ class TigragConfig(BaseModel):
     hop_encoder: Literal["query", "int8"] = Field(
         "query",
         description="how the hop rerank vectors are encoded: with `query_encoder`, or with "
-        "the ONNX export's MatMuls in int8 (about half the time per hop; README, Speed)",
+        "the ONNX export's MatMuls in int8 (about half the time per hop; docs/results.md, Speed)",
     )
     centrality: Literal["ppr", "degree"] = "ppr"
     named_on_top: bool = Field(
@@ -108,7 +108,7 @@ class BridgeConfig(BaseModel):
         description="above `bounded_above`, a node passes its share on only while it holds "
         "more than this per relationship (0: exact); at 1e-7 the 200k-chunk scale store's "
         "walk keeps 99.4% of the exact top 100 in a third of the time "
-        "(bench/bridge_walk_scale.py)",
+        "(bench/out/findings/bridge-walk-200k.json)",
     )
     title_boost: float = Field(
         3.0, ge=0.0, description="a name leads to the passages it titles (1 + boost)× as often"
@@ -159,8 +159,8 @@ class RetrievalConfig(BaseModel):
         description=(
             "when passage match joins, these parts' RRF weights are multiplied by these "
             "factors: on long pages TIGRAG's token walk ranks pages well and passages "
-            "poorly (set on sqlite-docs, checked on git-docs: README, Documentation "
-            "corpora); the Wikipedia-shaped sets never take passage match"
+            "poorly (set on sqlite-docs, checked on git-docs: docs/results.md, Ablations"
+            "); the Wikipedia-shaped sets never take passage match"
         ),
     )
     passage_match_within_page: bool = Field(
@@ -177,8 +177,8 @@ class RetrievalConfig(BaseModel):
             "when passage match joins, each chunk also scores its page's RRF (each part "
             "votes once per page, at its best chunk there), times this (0: off), so a page "
             "two parts rank first through different passages is not lost to the chunk-level "
-            "split of its votes (set on git-docs, checked on sqlite-docs: README, "
-            "Documentation corpora)"
+            "split of its votes (set on git-docs, checked on sqlite-docs: docs/results.md, "
+            "Ablations)"
         ),
     )
     passage_match_page_share: float = Field(

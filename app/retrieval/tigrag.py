@@ -147,7 +147,7 @@ class TigragRetriever(Retriever):
         director is older, A or B?" names two films: hop 1 expands A and finds its
         director, whose page then ranks high; hop 2 must expand B, not A's director
         (`hop_named_first`). A question naming one document needs no such turn: on
-        sqlite-docs that cost a page (README, Ablations)."""
+        sqlite-docs that cost a page (docs/results.md, Ablations)."""
         if hop < 2 or len(named) < 2 or not self.tcfg.hop_named_first:
             return []
         return [c for c in fresh if (d := doc_id_of(c)) in named and d not in expanded]

@@ -16,10 +16,11 @@ whole space (exact: every partner is found), or, for a dense space above
 (`graph.dense.DenseIndex`): each row's `depth` nearest by that index, re-scored exactly. The
 scan costs n² products, the index about n·(nprobe/nlist)·n with nlist ≈ 4√n, so on large
 corpora the kNN kinds stop being quadratic. Above the threshold a full build's lists are
-approximate (a partner the scanned cells miss is not found; bench/knn_edges_bench.py
-measures the share found), while an incremental update, which asks for few rows, scans
-those exactly (`INDEXED_SHARE`): its recomputed lists are exact, the others stay as built,
-so it equals a fresh build up to the build's recall; below the threshold both are exact.
+approximate (a partner the scanned cells miss is not found;
+bench/out/findings/knn-edges.json measured the share found), while an incremental update,
+which asks for few rows, scans those exactly (`INDEXED_SHARE`): its recomputed lists are
+exact, the others stay as built, so it equals a fresh build up to the build's recall;
+below the threshold both are exact.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ either re-run or patched and marked stale.
 Tolerance for patched communities: NMI against a fresh Leiden run of the same graph at
 least 0.7, and no more than 0.1 below what Leiden itself gives between fresh runs on graphs
 one document apart (its own variability on 2wiki-dev's evaluation index: NMI 0.757–0.764,
-bench/out/analytics-2wiki-dev.json from bench/analytics_bench.py; README, Design)."""
+bench/out/findings/analytics-2wiki-dev.json; docs/results.md, docs/architecture.md)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,211 @@
+"""Capacity model: what a collection of N chunks needs, extrapolated from measured sizes.
+
+    python -m bench capacity            # needs NEO4J_URI/NEO4J_PASSWORD for GDS
+    python -m bench capacity --chunks 1000000,10000000
+    python -m bench capacity --token-graph eval-2wiki-dev   # one collection's token graph
+
+Inputs are the measured sizes in bench/out/scale-*.json (and bench/out/ingest-2wiki-dev.json):
+graph counts (tokens, CO_OCCURS, RELATED), store size, ingest and embedding seconds. Each
+count is fitted as a power law c·chunks^b through the smallest and largest measured size
+(vocabulary grows sublinearly; with one size the exponent is 1, an upper bound). GDS's
+own estimator (`gds.graph.project.estimate`) then gives each projection's heap for the
+extrapolated node and relationship counts (the token projection keeps only pairs of weight
+>= 2; all pairs are counted, an upper bound). Vector memory is the index's formula (float32
+vectors; IVF lists add an int64 id each). Ingest hours scale the slowest measured seconds
+per chunk (a scale run's CPU seconds over the two cores: those runs shared the machine);
+without embedding, the largest share the embedding-only baseline does not explain: what a
+GPU that embedded for free would leave. Output: bench/out/capacity.json
+and a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+OUT = REPO / "bench" / "out"
+DIMENSION = 384  # all-MiniLM-L6-v2
+IVF_ID_BYTES = 8  # an IVF list stores each vector with its int64 id
+
+
+def measured_points() -> list[dict[str, Any]]:
+    """(chunks, tokens, co-occurrence pairs, related pairs, store MB, seconds) per size."""
+    points = []
+    ingest = OUT / "ingest-2wiki-dev.json"
+    if ingest.exists():
+        for r in json.loads(ingest.read_text())["results"]:
+            s = r["status"]
+            points.append(
+                {
+                    "source": f"ingest-2wiki-dev ({r['backend']})",
+                    "chunks": s["chunks"],
+                    "tokens": s["tokens"],
+                    "co_occurs": s["edges"]["CO_OCCURS"],
+                    "related": s["edges"]["RELATED"],
+                    "ingest_seconds": r["ingest_seconds"],
+                    "embed_only_seconds": r["embedding_only_seconds"],
+                }
+            )
+    for path in sorted(OUT.glob("scale-*.json")):
+        report = json.loads(path.read_text())
+        for size in report["sizes"]:
+            if "tokens" in size:
+                points.append({"source": path.name, **size})
+    return points
+
+
+def power_law(points: list[dict[str, Any]], key: str) -> tuple[float, float]:
+    usable = sorted((p for p in points if p.get(key)), key=lambda p: p["chunks"])
+    small, large = usable[0], usable[-1]
+    if large["chunks"] == small["chunks"]:
+        return small[key] / small["chunks"], 1.0
+    b = math.log(large[key] / small[key]) / math.log(large["chunks"] / small["chunks"])
+    return small[key] / small["chunks"] ** b, b
+
+
+CORES = 2  # this machine's: a CPU-second count over the cores is the wall time unshared
+
+
+def _ingest_seconds(point: dict[str, Any]) -> float:
+    """Wall seconds on this machine to itself: the scale runs' CPU seconds over the cores
+    (they ran beside other work, which stretches wall time), else the measured wall time."""
+    if point.get("ingest_cpu_seconds"):
+        return float(point["ingest_cpu_seconds"]) / CORES
+    return float(point["ingest_seconds"])
+
+
+def _embed_share(point: dict[str, Any]) -> float:
+    """The share of ingest the embedding-only baseline explains (CPU seconds when measured)."""
+    if point.get("ingest_cpu_seconds") and point.get("embed_only_cpu_seconds"):
+        return min(1.0, point["embed_only_cpu_seconds"] / point["ingest_cpu_seconds"])
+    return min(1.0, point["embed_only_seconds"] / point["ingest_seconds"])
+
+
+def model(chunk_counts: list[int], store: Any | None) -> dict[str, Any]:
+    from graph.neo4j.capacity import estimate_graph
+
+    points = measured_points()
+    fits = {k: power_law(points, k) for k in ("tokens", "co_occurs", "related")}
+    seconds_per_chunk = max(_ingest_seconds(p) / p["chunks"] for p in points)
+    embed_share = min(_embed_share(p) for p in points)
+    rows = []
+    for n in chunk_counts:
+        tokens, pairs, related = (round(c * n**b) for c, b in fits.values())
+        row: dict[str, Any] = {
+            "chunks": n,
+            "tokens": tokens,
+            "co_occurs_pairs": pairs,
+            "related_pairs": related,
+            "vectors_flat_mb": round(n * DIMENSION * 4 / 2**20),
+            "vectors_ivf_mb": round(n * (DIMENSION * 4 + IVF_ID_BYTES) / 2**20),
+            "ingest_hours_cpu": round(n * seconds_per_chunk / 3600, 1),
+            "ingest_hours_without_embedding": round(
+                n * seconds_per_chunk * (1 - embed_share) / 3600, 1
+            ),
+        }
+        if store is not None:
+            # the token projection keeps pairs of weight >= 2; all pairs is the upper bound
+            row["gds_tokens_mb"] = round(estimate_graph(store, tokens, 2 * pairs)[1] / 2**20)
+            row["gds_chunks_mb"] = round(estimate_graph(store, n, 2 * related)[1] / 2**20)
+        rows.append(row)
+    return {
+        "measured": points,
+        "fits": {k: {"c": c, "b": round(b, 3)} for k, (c, b) in fits.items()},
+        "embedding_share_of_ingest": round(embed_share, 3),
+        "rows": rows,
+    }
+
+
+def markdown(report: dict[str, Any]) -> str:
+    cols = list(report["rows"][0])
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(f"{r[c]:,}" for c in cols) + " |" for r in report["rows"]]
+    return "\n".join(lines)
+
+
+def token_stats(adjacency: Any, min_weight: int) -> dict[str, object]:
+    """The shape of a token co-occurrence graph: pairs by weight, and what the
+    `token_min_weight` cut keeps (the graph PageRank runs on)."""
+    import numpy as np
+    from scipy import sparse
+
+    upper = sparse.triu(adjacency, k=1).tocoo()
+    weights = upper.data
+    pairs = int(weights.size)
+    kept = int((weights >= min_weight).sum())
+    return {
+        "tokens": int(adjacency.shape[0]),
+        "pairs": pairs,
+        "pairs_weight_1": int((weights == 1).sum()),
+        "share_weight_1": round(float((weights == 1).mean()), 4) if pairs else None,
+        "min_weight": min_weight,
+        "pairs_kept": kept,
+        "share_kept": round(kept / pairs, 4) if pairs else None,
+        "projected_relationships_undirected": 2 * kept,
+        "weight_percentiles": {str(q): float(np.percentile(weights, q)) for q in (50, 90, 99)}
+        if pairs
+        else {},
+    }
+
+
+def token_graph(collection: str, backend: str | None, out: Path | None) -> None:
+    """`--token-graph COLLECTION`: one collection's token graph, from its store."""
+    from app.services import open_store
+    from app.settings import load_settings
+    from bench.json_out import emit
+
+    settings = load_settings()
+    if backend:
+        settings = settings.model_copy(update={"backend": backend})
+    settings = settings.for_collection(collection)
+    store = open_store(settings)
+    try:
+        _, adjacency = store.token_graph()
+    finally:
+        store.close()
+    result = {
+        "collection": collection,
+        "backend": settings.backend,
+        **token_stats(adjacency, settings.algorithms.token_min_weight),
+        "command": " ".join(["python -m bench capacity", *sys.argv[1:]]),
+    }
+    emit(result, out or OUT / f"token-graph-{collection.removeprefix('eval-')}.json")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chunks", default="1000000,10000000")
+    parser.add_argument("--no-neo4j", action="store_true", help="skip the GDS estimates")
+    parser.add_argument(
+        "--token-graph", metavar="COLLECTION", help="only report this collection's token graph"
+    )
+    parser.add_argument("--backend", help="with --token-graph: the store's backend")
+    parser.add_argument("--out", type=Path, help="with --token-graph: the JSON file")
+    args = parser.parse_args()
+    if args.token_graph:
+        token_graph(args.token_graph, args.backend, args.out)
+        return
+    counts = [int(x) for x in args.chunks.split(",")]
+    store = None
+    if not args.no_neo4j:
+        from app.settings import Settings
+        from graph.neo4j.store import Neo4jStore
+
+        store = Neo4jStore(Settings(backend="neo4j").neo4j, "default")
+    try:
+        report = model(counts, store)
+    finally:
+        if store is not None:
+            store.close()
+    (OUT / "capacity.json").write_text(json.dumps(report, indent=1) + "\n")
+    print(markdown(report))
+
+
+if __name__ == "__main__":
+    main()

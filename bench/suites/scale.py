@@ -1,0 +1,513 @@
+"""Scale benchmark: ingest, change and query cost as distractors grow around 2wiki-dev.
+
+    python -m bench scale --backend embedded --sizes 10000,50000,200000
+    python -m bench scale --plot        # bench/out/scale.png from the JSON files
+
+Each size is a folder holding a copy of 2wiki-dev's corpus.jsonl plus pages of Debian's
+documentation packages (bench/scale_corpus.py: the Linux kernel and Python docs) up to
+about that many chunks in all; 2wiki-dev's questions then measure recall while the
+distractors grow. A size runs in a child process of its own (peak RSS is that size's):
+
+1. the embedding-only baseline: the folder's chunks embedded once with the ingest's model
+   and batch size (chunking is not timed). Above `--embed-sample` chunks an evenly spaced
+   sample of that many is embedded and the time scaled by chunks/sample (encoding cost is
+   linear in the number of chunks; the JSON records the sample size);
+2. a fresh ingest into the collection `bench-scale-<size>` (only that collection is
+   rebuilt; it lives under the benchmark's own data dir);
+3. a one-document change: one 2wiki passage edited, re-ingested, timed; then restored;
+4. the 2wiki-dev questions in each mode: p50/p95 latency (after one warm-up) and R@5.
+
+Timings are wall-clock seconds and, beside them, the process's CPU seconds (all its threads),
+with the load average sampled every 10 s while each step ran: a shared machine's other work
+stretches wall-clock time but not much the CPU time a step needs. `--queries-only` measures
+step 4 again on the stores an earlier run left, every size back to back, so the sizes'
+latencies compare within one quiet run.
+
+A size's steps keep a ledger (`<data-dir>/ledger-<backend>-<size>.json`) that records each
+finished step and, every 10 s, the running ingest's elapsed wall and CPU seconds and peak
+RSS. `--resume` continues a size whose process was killed (the 200k size needs more hours
+than a working session has): the embedding-only baseline is not measured again, the ingest
+re-runs without rebuilding and picks up the documents still missing (the crash-safe path
+users rely on), and the size's `ingest_seconds` is the sum of its segments, so the restart's
+model loading and the batch redone after the kill are counted, not hidden. The JSON records
+the number of segments.
+
+Output: bench/out/scale-<backend>.json, {"backend", "sources", "sizes": [...]} with each
+size shaped as the scale issue asks. On Neo4j, `store_mb` is the database folder, so it
+counts every collection that database holds; Community Neo4j cannot be asked to
+checkpoint, so the store files lag the last changes, which are in the transaction logs
+(`neo4j_transaction_logs_mb`, which also hold older transactions up to their retention).
+The machine's load average is recorded beside each size, since latencies on a shared
+machine are only indicative.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from bench import scale_corpus  # noqa: E402
+from bench.json_out import current_commit  # noqa: E402
+
+DATASET = REPO.parent / "shared" / "datasets" / "2wiki-dev"
+MODES = ("default", "tigrag", "spectrag", "dense", "bm25", "hybrid")
+QUESTIONS = 200
+
+
+def build_folder(
+    root: Path, size: int, cache: Path, base_chunks: int, *, keep: bool = False
+) -> Path:
+    """The size's corpus folder: a copy of 2wiki-dev's corpus and links to its pages. With
+    `keep`, an existing folder's links stay (a resumed ingest must see the same files) and
+    only the 2wiki corpus is copied again, undoing an edit a killed change step left."""
+    folder = root / f"size-{size}"
+    if keep and (folder / "pages").exists():
+        shutil.copyfile(DATASET / "corpus.jsonl", folder / "2wiki" / "corpus.jsonl")
+        return folder
+    if folder.exists():
+        shutil.rmtree(folder)
+    (folder / "2wiki").mkdir(parents=True)
+    shutil.copyfile(DATASET / "corpus.jsonl", folder / "2wiki" / "corpus.jsonl")
+    chosen = scale_corpus.select(scale_corpus.pages(cache), max(size - base_chunks, 0))
+    for i, page in enumerate(chosen):
+        link = folder / "pages" / page.package / f"{i:06d}-{Path(page.path).name}"
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(page.path)
+    return folder
+
+
+def _percentile(values: list[float], q: float) -> float:
+    from app.eval.metrics import percentile
+
+    return round(percentile(values, q), 2)
+
+
+def _du_mb(*paths: Path) -> float:
+    total = 0
+    for path in paths:
+        for f in path.rglob("*") if path.is_dir() else [path]:
+            if f.is_file() and not f.is_symlink():
+                total += f.stat().st_size
+    return round(total / 2**20, 1)
+
+
+class Timed(dict):
+    """wall / cpu seconds and the mean load average of one timed step."""
+
+
+def _peak_rss_mb() -> float:
+    return round(
+        max(
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+        )
+        / 1024,
+        1,
+    )
+
+
+@contextmanager
+def timed(checkpoint: Callable[[Timed], None] | None = None) -> Iterator[Timed]:
+    """Time a step; `checkpoint` gets the running figures every 10 s."""
+    out = Timed()
+    loads: list[float] = []
+    stop = threading.Event()
+    wall, cpu = time.perf_counter(), time.process_time()
+
+    def running() -> Timed:
+        out["wall"] = time.perf_counter() - wall
+        out["cpu"] = time.process_time() - cpu
+        out["load"] = round(sum(loads) / max(len(loads), 1), 2)
+        out["loads"] = len(loads)
+        return out
+
+    def sample() -> None:
+        while True:
+            loads.append(os.getloadavg()[0])
+            if checkpoint:
+                checkpoint(running())
+            if stop.wait(10):
+                return
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        yield out
+    finally:
+        stop.set()
+        sampler.join()
+        running()
+
+
+class Ledger:
+    """A size's finished steps and the running ingest's segments, kept on disk so a killed
+    run resumes without measuring a step twice or losing the time already spent."""
+
+    def __init__(self, path: Path, *, resume: bool) -> None:
+        self.path = path
+        self.data: dict[str, Any] = {"segments": []}
+        if resume and path.exists():
+            self.data = json.loads(path.read_text())
+        elif not resume and path.exists():
+            path.unlink()
+
+    def save(self) -> None:
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.data, indent=1))
+        tmp.replace(self.path)
+
+    def segment(self) -> Callable[[Timed], None]:
+        """A checkpoint callback that records the running ingest as a new segment."""
+        self.data["segments"].append({"wall": 0.0, "cpu": 0.0, "load": 0.0, "loads": 0})
+
+        def checkpoint(t: Timed) -> None:
+            self.data["segments"][-1] = {k: t[k] for k in ("wall", "cpu", "load", "loads")}
+            self.data["peak_rss_mb"] = max(self.data.get("peak_rss_mb", 0.0), _peak_rss_mb())
+            self.save()
+
+        return checkpoint
+
+    def ingest_totals(self) -> Timed:
+        segments = self.data["segments"]
+        loads = sum(s["loads"] for s in segments)
+        return Timed(
+            wall=sum(s["wall"] for s in segments),
+            cpu=sum(s["cpu"] for s in segments),
+            load=round(sum(s["load"] * s["loads"] for s in segments) / max(loads, 1), 2),
+        )
+
+
+def edit_one_passage(corpus: Path, restore: str | None = None) -> str:
+    """Append a sentence to the first passage (or put `restore` back); returns the old file."""
+    text = corpus.read_text()
+    if restore is not None:
+        corpus.write_text(restore)
+        return text
+    first, rest = text.split("\n", 1)
+    record = json.loads(first)
+    record["text"] += " This passage was edited by the scale benchmark."
+    corpus.write_text(json.dumps(record) + "\n" + rest)
+    return text
+
+
+def measure(
+    size: int,
+    backend: str,
+    data_dir: Path,
+    cache: Path,
+    modes: list[str],
+    embed_sample: int,
+    resume: bool = False,
+    remeasure_embed: bool = False,
+) -> dict:
+    """One size, in this (child) process: ingest, change, then queries."""
+    from app.services import index_dir, open_store
+    from app.settings import Settings
+    from ingest.chunkers import chunk_document
+    from ingest.loaders import LoadedDocument, scan
+    from ingest.models import IngestModels
+    from ingest.runner import run_ingest
+
+    settings = Settings(backend=backend, data_dir=data_dir, collection=f"bench-scale-{size}")
+    ledger = Ledger(data_dir / f"ledger-{backend}-{size}.json", resume=resume)
+    resuming = bool(ledger.data["segments"])
+    models = IngestModels(settings.ingest.models)
+    models.embedder.encode(["warm up"])
+    count = models.count_tokens
+    base = sum(
+        len(chunk_document(d, settings.ingest.chunking, count))
+        for d in scan(DATASET / "corpus.jsonl", settings.ingest.max_file_bytes)
+        if isinstance(d, LoadedDocument)
+    )
+    folder = build_folder(data_dir / "corpora", size, cache, base, keep=resuming)
+    if "embed_only" not in ledger.data or remeasure_embed:
+        ledger.data["embed_only"] = embed_only_baseline(folder, settings, models, embed_sample)
+        ledger.save()
+    embed_only = ledger.data["embed_only"]
+
+    from rich.console import Console
+
+    from app.progress import RichProgress
+
+    if not resuming:
+        # A fresh ingest starts from an empty store: this benchmark's own collection from an
+        # earlier run is deleted before the clock starts, not cleared row by row inside it.
+        from app.collections import delete_collection, list_collections
+
+        if settings.collection in {c.name for c in list_collections(settings)}:
+            delete_collection(settings)
+    with open_store(settings, rebuild=not resuming) as store:
+        run = partial(
+            run_ingest, folder, store, settings.ingest, settings.algorithms, index_dir(settings)
+        )
+        if not ledger.data.get("ingest_done"):
+            print(f"size {size}: ingest segment {len(ledger.data['segments']) + 1}", flush=True)
+            checkpoint = ledger.segment()
+            with timed(checkpoint) as segment, RichProgress(Console(stderr=True)) as progress:
+                report = run(models=models, progress=progress, rebuild=not resuming)
+            checkpoint(segment)
+            # Where the ingest's time went, per stage (this segment's; summed over segments).
+            stages = ledger.data.setdefault("stage_seconds", {})
+            for stage, seconds in report.seconds.items():
+                stages[stage] = round(stages.get(stage, 0.0) + seconds, 1)
+            ledger.data["ingest_done"] = True
+            ledger.save()
+        else:
+            run(models=models)  # undo an edit a killed change step left in the store
+        ingest = ledger.ingest_totals()
+        corpus = folder / "2wiki" / "corpus.jsonl"
+        original = edit_one_passage(corpus)
+        with timed() as change:
+            run(models=models)
+        edit_one_passage(corpus, restore=original)
+        run(models=models)
+        status = store.status().as_dict()
+    store_paths = [settings.collection_dir]
+    tx_logs: dict[str, float] = {}
+    if backend == "neo4j" and os.environ.get("NEO4J_RUN_DIR"):  # the whole database
+        neo4j_data = Path(os.environ["NEO4J_RUN_DIR"]) / "data"
+        store_paths.append(neo4j_data / "databases")
+        # Community Neo4j has no db.checkpoint(): until its periodic checkpoint the store
+        # files lag, and the changes since are in the transaction logs, reported beside.
+        tx_logs["neo4j_transaction_logs_mb"] = _du_mb(neo4j_data / "transactions")
+    scale = embed_only["scale"]
+    return {
+        "chunks": status["chunks"],
+        "documents": status["documents"],
+        "tokens": status["tokens"],
+        "co_occurs": status["edges"].get("CO_OCCURS", 0),
+        "related": status["edges"].get("RELATED", 0),
+        "ingest_seconds": round(ingest["wall"], 1),
+        "ingest_cpu_seconds": round(ingest["cpu"], 1),
+        "ingest_load_average": ingest["load"],
+        "ingest_segments": len(ledger.data["segments"]),
+        "ingest_stage_seconds": ledger.data.get("stage_seconds", {}),
+        "embed_only_seconds": round(embed_only["wall"] * scale, 1),
+        "embed_only_cpu_seconds": round(embed_only["cpu"] * scale, 1),
+        "embed_only_load_average": embed_only["load"],
+        "embed_only_measured_chunks": round(status["chunks"] / scale),
+        "ingest_over_embed": round(ingest["wall"] / (embed_only["wall"] * scale), 2),
+        "ingest_over_embed_cpu": round(ingest["cpu"] / (embed_only["cpu"] * scale), 2),
+        "peak_rss_mb": max(_peak_rss_mb(), ledger.data.get("peak_rss_mb", 0.0)),
+        "store_mb": _du_mb(*store_paths),
+        **tx_logs,
+        "one_doc_change_seconds": round(change["wall"], 2),
+        "one_doc_change_cpu_seconds": round(change["cpu"], 2),
+        "one_doc_change_share": round(change["wall"] / ingest["wall"], 4),
+        **queries(size, backend, data_dir, modes),
+    }
+
+
+def embed_only_baseline(folder: Path, settings: Any, models: Any, embed_sample: int) -> dict:
+    """Embed the folder's chunks (or an evenly spaced sample) once with the ingest's model."""
+    from ingest_bench import chunk_texts
+
+    documents, texts = chunk_texts(folder, settings, models)
+    print(f"{folder.name}: {documents} documents, {len(texts)} chunks; embedding only", flush=True)
+    step = max(1, len(texts) // embed_sample) if embed_sample else 1
+    sample = texts[::step]
+    with timed() as took:
+        models.embedder.encode(sample)
+    return {"wall": took["wall"], "cpu": took["cpu"], "load": took["load"],
+            "scale": len(texts) / len(sample)}  # fmt: skip
+
+
+def queries(size: int, backend: str, data_dir: Path, modes: list[str]) -> dict:
+    """The 2wiki-dev questions in each mode against the size's stored collection."""
+    from app.engine import Engine
+    from app.eval.metrics import mrr, recall_at_k
+    from app.settings import Settings
+    from ingest.identity import document_id, passage_key
+
+    settings = Settings(backend=backend, data_dir=data_dir, collection=f"bench-scale-{size}")
+    questions = [json.loads(line) for line in (DATASET / "questions.jsonl").open()][:QUESTIONS]
+    source = os.path.abspath(data_dir / "corpora" / f"size-{size}" / "2wiki" / "corpus.jsonl")
+    engine = Engine(settings)
+    p50: dict[str, float] = {}
+    p95: dict[str, float] = {}
+    recall: dict[str, float] = {}
+    recall2: dict[str, float] = {}
+    reciprocal: dict[str, float] = {}
+    try:
+        engine.require_index()
+        with timed() as load:
+            for mode in modes:
+                retriever = engine.retriever(mode)
+                retriever.retrieve(questions[0]["question"])
+            engine.settle()  # on Neo4j: the token graph and hop table copies the warm-ups started
+        with timed() as asked:
+            for mode in modes:
+                retriever = engine.retriever(mode)
+                latencies, hits, hits2, ranks = [], [], [], []
+                for q in questions:
+                    gold = [
+                        document_id(settings.collection, passage_key(source, g))
+                        for g in q["gold_ids"]
+                    ]
+                    t0 = time.perf_counter()
+                    result = retriever.retrieve(q["question"])
+                    latencies.append((time.perf_counter() - t0) * 1000)
+                    ranking = result.doc_ranking()
+                    hits.append(recall_at_k(ranking, gold, 5))
+                    hits2.append(recall_at_k(ranking, gold, 2))
+                    ranks.append(mrr(ranking, gold))
+                p50[mode], p95[mode] = _percentile(latencies, 50), _percentile(latencies, 95)
+                recall[mode] = round(100 * sum(hits) / len(hits), 1)
+                recall2[mode] = round(100 * sum(hits2) / len(hits2), 1)
+                reciprocal[mode] = round(sum(ranks) / len(ranks), 4)
+                print(
+                    f"size {size} {mode}: R@2 {recall2[mode]} R@5 {recall[mode]} "
+                    f"MRR {reciprocal[mode]} p50 {p50[mode]} ms",
+                    flush=True,
+                )
+    finally:
+        engine.close()
+    return {
+        "query_p50_ms": p50,
+        "query_p95_ms": p95,
+        "recall@5": recall,
+        "recall@2": recall2,
+        "mrr": reciprocal,
+        "engine_warm_up_seconds": round(load["wall"], 1),
+        "query_load_average": asked["load"],
+    }
+
+
+def plot(out_dir: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    for path in sorted(out_dir.glob("scale-*.json")):
+        report = json.loads(path.read_text())
+        sizes = sorted(report["sizes"], key=lambda s: s["chunks"])
+        xs = [s["chunks"] for s in sizes]
+        backend = report["backend"]
+        left.plot(xs, [s["ingest_seconds"] for s in sizes], "o-", label=f"{backend} ingest")
+        left.plot(
+            xs, [s["embed_only_seconds"] for s in sizes], "x--", label=f"{backend} embed only"
+        )
+        right.plot(xs, [s["query_p50_ms"]["default"] for s in sizes], "o-", label=f"{backend} p50")
+        right.plot(xs, [s["recall@5"]["default"] for s in sizes], "s:", label=f"{backend} R@5")
+    left.set(xscale="log", yscale="log", xlabel="chunks", ylabel="seconds", title="Ingest")
+    right.set(xscale="log", xlabel="chunks", title="Default mode: p50 ms and R@5 %")
+    for ax in (left, right):
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    target = out_dir / "scale.png"
+    fig.savefig(target, dpi=110)
+    return target
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--backend", default="embedded", choices=["embedded", "neo4j"])
+    parser.add_argument("--sizes", default="10000,50000,200000")
+    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument(
+        "--embed-sample", type=int, default=20000, help="chunks embedded for the baseline (0: all)"
+    )
+    parser.add_argument("--cache", type=Path, default=scale_corpus.DEFAULT_CACHE)
+    parser.add_argument("--data-dir", type=Path, default=REPO / ".neorag" / "bench-scale")
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--plot", action="store_true", help="only redraw bench/out/scale.png")
+    parser.add_argument(
+        "--queries-only",
+        action="store_true",
+        help="measure the queries again on the stores of an earlier run (sizes back to back)",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue sizes whose run was killed (their ledgers), adding ingest segments",
+    )
+    parser.add_argument(
+        "--remeasure-embed",
+        action="store_true",
+        help="with --resume: measure the embedding-only baseline again (when the machine was "
+        "busy the first time); the ingest segments are kept",
+    )
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    out_dir = REPO / "bench" / "out"
+    if args.plot:
+        print(plot(out_dir))
+        return
+    modes = args.modes.split(",")
+    if args.child:
+        if args.queries_only:
+            result = queries(args.child, args.backend, args.data_dir, modes)
+        else:
+            result = measure(
+                args.child,
+                args.backend,
+                args.data_dir,
+                args.cache,
+                modes,
+                args.embed_sample,
+                resume=args.resume,
+                remeasure_embed=args.remeasure_embed,
+            )
+        args.result.write_text(json.dumps(result))
+        return
+    sources = scale_corpus.fetch(args.cache)
+    scale_corpus.pages(args.cache)
+    out = args.out or out_dir / f"scale-{args.backend}.json"
+    report: dict[str, Any] = {"backend": args.backend, "sources": sources, "sizes": []}
+    command = " ".join(["python -m bench scale", *sys.argv[1:]])
+    commit = current_commit()
+    if out.exists():
+        report["sizes"] = json.loads(out.read_text()).get("sizes", [])
+    for size in (int(s) for s in args.sizes.split(",")):
+        result_file = args.data_dir / f"result-{args.backend}-{size}.json"
+        result_file.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [sys.executable, __file__, "--child", str(size), "--backend", args.backend,
+             "--cache", str(args.cache), "--data-dir", str(args.data_dir), "--modes", args.modes,
+             "--embed-sample", str(args.embed_sample),
+             "--result", str(result_file)]
+            + (["--queries-only"] if args.queries_only else [])
+            + (["--resume"] if args.resume else [])
+            + (["--remeasure-embed"] if args.remeasure_embed else []),
+            check=True,
+        )  # fmt: skip
+        earlier = [s for s in report["sizes"] if s.get("target_chunks") == size]
+        if args.queries_only and not earlier:
+            raise SystemExit(f"--queries-only: {out} has no size {size} to update")
+        result = {
+            **(earlier[0] if args.queries_only else {}),
+            "target_chunks": size,
+            **json.loads(result_file.read_text()),
+        }
+        run = "queries_run" if args.queries_only else "run"  # a size's row may merge two runs
+        result[run] = {"command": command, "commit": commit, "date": time.strftime("%Y-%m-%d")}
+        report["sizes"] = [s for s in report["sizes"] if s.get("target_chunks") != size]
+        report["sizes"].append(result)
+        report["sizes"].sort(key=lambda s: s["target_chunks"])
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=1) + "\n")
+        print(json.dumps(result))
+    print(plot(out_dir))
+
+
+if __name__ == "__main__":
+    main()
