@@ -127,7 +127,7 @@ def status(
     table = Table(title=title, show_header=False)
     for key in ("documents", "chunks", "tokens", "communities", "graph_version"):
         table.add_row(key, str(st[key]))
-    table.add_row("analytics", _analytics_line(analytics))
+    table.add_row("analytics", _analytics_line(st["analytics"]))
     for kind, n in st["edges"].items():  # type: ignore[union-attr]
         table.add_row(f"edges {kind}", str(n))
     out.print(table)
