@@ -285,7 +285,7 @@ def run_ingest(
         before = json.loads(store.get_meta(_linked_key(root)) or "[]")
         roots = [root, *map(Path, {*linked, *before})]  # a link removed since: its files too
         work = plan(loaded, skipped, stored, roots, cfg_fp, store.collection, cached_keys)
-    report.skipped = [Skip(s.source, s.reason) for s in skipped]
+    report.skipped = [Skip(s.source, s.reason, s.kind) for s in skipped]
     report.unchanged = work.unchanged
     report.changed = sorted(work.changed_ids)
     report.new = [d for d, _ in work.to_index if d not in work.changed_ids]
@@ -353,6 +353,7 @@ def run_ingest(
     refresh_derived(
         store, cfg, algorithms, index_dir, report, progress, analyzer=analyzer, force=rebuild
     )
+    report.explain_nothing_indexed()
     return _finish(store, report)
 
 

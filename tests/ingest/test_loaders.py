@@ -306,13 +306,18 @@ def test_permission_denied_is_reported(tmp_path: Path) -> None:
     ]
 
 
-def test_unsupported_extension_reported_only_when_named(tmp_path: Path) -> None:
+def test_unsupported_extension_reported_in_folders_and_when_named(tmp_path: Path) -> None:
     (tmp_path / "image.png").write_bytes(b"\x89PNG")
     (tmp_path / "data.csv").write_text("a,b\n")
     (tmp_path / "README").write_text("no extension")
     (tmp_path / "note.md").write_text("kept")
     docs, skipped = load(tmp_path)
-    assert [d.id for d in docs] == ["note.md"] and skipped == []
+    assert [d.id for d in docs] == ["note.md"]
+    assert [(Path(s.source).name, s.reason[:22], s.kind) for s in skipped] == [
+        ("README", "no file extension (sup", "unsupported"),
+        ("data.csv", "unsupported extension ", "unsupported"),
+        ("image.png", "unsupported extension ", "unsupported"),
+    ]
     _, named = load(tmp_path / "data.csv")
     assert [s.reason for s in named] == ["unsupported extension .csv"]
     _, no_ext = load(tmp_path / "README")
