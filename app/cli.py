@@ -97,8 +97,8 @@ def ingest(
     backend: BackendOpt = None,
     collection: CollectionOpt = None,
 ) -> None:
-    """Index documents (.txt .md .html .pdf corpus.jsonl) into a collection; only changed
-    ones are re-done, and only documents under PATH can be removed."""
+    """Index documents (.txt .md .rst .html .pdf corpus.jsonl) into a collection; only
+    changed ones are re-done, and only documents under PATH can be removed."""
     from app.ingest_command import run_ingest_command
 
     settings = settings_for(backend, collection)

@@ -214,7 +214,9 @@ def _show_report(report: dict[str, Any]) -> None:
         f"**Ingested** `{report['path']}`  \n{summary}  \n"
         f"{_count(report['chunks'], 'chunk')} in the index · {seconds:.1f}s"
     )
-    (st.warning if report["skipped"] else st.success)(body)
+    (st.success if report["ok"] else st.warning)(body)
+    if report.get("nothing_indexed"):
+        st.caption(report["nothing_indexed"])
     for skip in report["skipped"]:
         st.caption(f"skipped `{Path(skip['source']).name}`: {skip['reason']}")
     for warning in report["warnings"]:
