@@ -25,7 +25,7 @@ from app.progress import RichProgress
 from app.settings import Settings
 from graph.errors import LockedError, NeoragError
 from ingest.loaders import SUPPORTED_EXTENSIONS
-from ingest.loaders.types import UNSUPPORTED
+from ingest.loaders.types import NOT_PROBLEMS, UNSUPPORTED
 from ingest.report import IngestReport, Skip
 
 __all__ = [
@@ -92,16 +92,16 @@ def print_report(report: IngestReport, console: Console) -> None:
         console.print(
             f"[yellow]skipped[/yellow] {s.source}: {s.reason}", highlight=False, soft_wrap=True
         )
-    unsupported = [s for s in report.skipped if s.kind == UNSUPPORTED]
-    for line in unsupported_lines(unsupported, Path(report.path)):
+    listed = [s for s in report.skipped if s.kind in NOT_PROBLEMS]
+    for line in grouped_lines(listed, Path(report.path)):
         console.print(line, highlight=False, soft_wrap=True)
-    if unsupported:
+    if any(s.kind == UNSUPPORTED for s in listed):
         console.print(f"(neorag reads {' '.join(SUPPORTED_EXTENSIONS)})", highlight=False)
     if report.nothing_indexed:
         console.print(f"[red]{report.nothing_indexed}[/red]", highlight=False, soft_wrap=True)
 
 
-def unsupported_lines(skips: list[Skip], root: Path) -> list[str]:
+def grouped_lines(skips: list[Skip], root: Path) -> list[str]:
     """One line per reason (`unsupported extension .png`, `not a regular file`, ...) with
     its count and the first files' paths under `root`: a folder of notes with hundreds of
     images gets a line, not a screenful."""

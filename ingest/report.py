@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import PurePath
 from typing import Protocol
 
-from ingest.loaders.types import UNSUPPORTED
+from ingest.loaders.types import NOT_PROBLEMS, UNSUPPORTED
 
 CHUNKS_EMBEDDED = "chunks embedded"  # a stage counted in chunks, known only batch by batch
 
@@ -62,6 +62,7 @@ def skip_summary(skips: Iterable[Skip]) -> str:
 
 KIND_LABELS = {
     "unsupported": "unsupported type",
+    "hidden": "hidden",
     "too_large": "too large",
     "binary": "binary",
     "empty": "empty",
@@ -108,8 +109,9 @@ class IngestReport:
     @property
     def problems(self) -> list[Skip]:
         """The skips that mean a file of a supported type was not indexed; files of other
-        types are listed, not problems (a notes folder also holds images)."""
-        return [s for s in self.skipped if s.kind != UNSUPPORTED]
+        types and hidden names are listed, not problems (a notes folder also holds images
+        and a .git)."""
+        return [s for s in self.skipped if s.kind not in NOT_PROBLEMS]
 
     @property
     def ok(self) -> bool:

@@ -11,14 +11,16 @@ Rules worth knowing:
   `.rst`/`.rest` (reStructuredText, parsed by docutils: `rst`), `.pdf`, `.jsonl` (one
   `{"id", "title"?, "text"}` record a line, e.g. a dataset's `corpus.jsonl`).
 - Folders are walked recursively in sorted name order, so ids and ordering are
-  deterministic. Names starting with "." are not walked (the root itself may be hidden).
+  deterministic. Names starting with "." are reported (kind `hidden`) but not walked: a
+  `.git` is one entry, not its thousands of files (the root itself may be hidden).
   Symbolic links are followed, but each directory is entered once, so loops cannot hang;
   a file reached through a link is named by the path it resolves to (one id however reached).
 - Every other file met is reported, with a `kind` (`types.SKIP_KINDS`) beside its reason:
   files with other extensions or none and non-regular files (FIFOs, sockets, ...) are
-  `unsupported` — reported, so a user learns what was left out, and told apart from the
-  problems with files of a supported type (`too_large`, `binary`, `empty`, `unreadable`,
-  `outside_roots`, `invalid`, `duplicate`), since a folder of notes also holds images. A
+  `unsupported` — reported, so a user learns what was left out, and, with `hidden`, told
+  apart from the problems with files of a supported type (`too_large`, `binary`, `empty`,
+  `unreadable`, `outside_roots`, `invalid`, `duplicate`): a folder of notes also holds
+  images and a `.git`. A
   `questions.jsonl` or `meta.json` beside a `corpus.jsonl` (the evaluation-dataset layout)
   is the dataset's own file, not a document, and is not reported.
 - Document names (`LoadedDocument.id`): a file's path relative to the scan root (posix), or

@@ -71,6 +71,7 @@ class UnchangedFile:
 
 # What kind of thing kept a file (or a corpus record) out, for summaries and `--json`:
 UNSUPPORTED = "unsupported"  # not a format neorag reads (by extension), or not a regular file
+HIDDEN = "hidden"  # a name starting with "." inside a folder: not walked (.git, .obsidian, ...)
 TOO_LARGE = "too_large"  # over NEORAG_INGEST__MAX_FILE_BYTES (a corpus record: over it alone)
 BINARY = "binary"  # NUL bytes where text was expected
 EMPTY = "empty"  # no bytes, only whitespace, no text or no records
@@ -79,8 +80,11 @@ OUTSIDE_ROOTS = "outside_roots"  # its real path lies outside the allowed ingest
 INVALID = "invalid"  # undecodable text, a malformed record, a file its parser rejects
 DUPLICATE = "duplicate"  # a document id loaded before in the same scan
 FAILED = "failed"  # loaded, but chunking, analysis or embedding raised
+# Reported but not problems: a folder of notes also holds images, .git, ...
+NOT_PROBLEMS = frozenset({UNSUPPORTED, HIDDEN})
 SKIP_KINDS = (
-    UNSUPPORTED, TOO_LARGE, BINARY, EMPTY, UNREADABLE, OUTSIDE_ROOTS, INVALID, DUPLICATE, FAILED,
+    UNSUPPORTED, HIDDEN, TOO_LARGE, BINARY, EMPTY, UNREADABLE, OUTSIDE_ROOTS, INVALID,
+    DUPLICATE, FAILED,
 )  # fmt: skip
 
 

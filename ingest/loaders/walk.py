@@ -19,6 +19,7 @@ from ingest.loaders.text import BINARY_SNIFF_BYTES, decode_text, read_bytes
 from ingest.loaders.types import (
     DUPLICATE,
     EMPTY,
+    HIDDEN,
     INVALID,
     OUTSIDE_ROOTS,
     UNREADABLE,
@@ -50,6 +51,7 @@ SUPPORTED_EXTENSIONS: dict[str, str] = {
 # The evaluation-dataset layout: questions and metadata beside a corpus.jsonl are not
 # documents (the dataset's own files, read by `neorag eval`), so not reported either.
 DATASET_SIDECARS = frozenset({"questions.jsonl", "meta.json"})
+HIDDEN_REASON = "hidden name (not walked)"
 
 
 def upload_refusal(name: str, data: bytes) -> str | None:
@@ -109,6 +111,9 @@ def _walk(root: Path, followed: list[Path] | None) -> Iterator[tuple[Path, str] 
                 yield SkippedFile(os.path.abspath(path), reason, UNREADABLE)
                 continue
             skip = DATASET_SIDECARS if "corpus.jsonl" in names else frozenset()
+            for name in names:
+                if name.startswith("."):
+                    yield SkippedFile(os.path.abspath(path / name), HIDDEN_REASON, HIDDEN)
             for name in reversed(names):
                 if not name.startswith(".") and name not in skip:
                     child = path / name

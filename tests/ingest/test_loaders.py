@@ -337,7 +337,12 @@ def test_walk_is_sorted_recursive_and_skips_hidden(tmp_path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"text of {rel}")
     docs, skipped = load(tmp_path)
-    assert skipped == []
+    # hidden names are reported as met, not walked: a hidden folder once, not its files
+    assert sorted((str(Path(s.source).relative_to(tmp_path)), s.kind) for s in skipped) == [
+        (".git", "hidden"),
+        (".hidden.txt", "hidden"),
+        ("a/.cache", "hidden"),
+    ]
     assert [d.id for d in docs] == ["a/b/c.txt", "a/z.md", "b.txt"]
     assert docs[0].source == str(tmp_path / "a/b/c.txt")
     assert [p.name for p in scanned_sources(tmp_path)] == ["c.txt", "z.md", "b.txt"]

@@ -58,6 +58,7 @@ EXPECTED_KINDS = {
     "fake.txt": "binary",
     "big.txt": "too_large",
     "dangling.md": "unreadable",
+    ".hidden.xyz": "hidden",
 }
 
 
@@ -108,6 +109,7 @@ def test_the_summary_and_json_name_every_skipped_file(tmp_path: Path, env: dict[
     assert code == 1  # a binary .txt, an empty .md, ...: files of readable types left out
     assert "skipped 1 file, unsupported extension .exe: tool.exe" in out
     assert "skipped 1 file, not a regular file: pipe.txt" in out
+    assert "skipped 1 file, hidden name (not walked): .hidden.xyz" in out
     assert f"{root / 'sub' / 'fake.txt'}: binary file" in out
     assert f"{root / 'empty.md'}: empty file" in out
     assert "dangling.md: broken symbolic link" in out and "big.txt: too large" in out
@@ -122,6 +124,7 @@ def test_the_summary_and_json_name_every_skipped_file(tmp_path: Path, env: dict[
     assert report["documents"]["skipped"] == len(EXPECTED_KINDS)
     assert report["documents"]["skipped_by_kind"] == {
         "unsupported": 5,
+        "hidden": 1,
         "empty": 1,
         "binary": 1,
         "too_large": 1,
