@@ -22,9 +22,8 @@ from app.api.query_routes import settings_of
 from app.collections import list_collections
 from app.cypher_service import run_cypher
 from app.services import open_store
-from app.uploads import safe_name, save_upload
+from app.uploads import check_uploads, save_upload
 from ingest.identity import collection_of
-from ingest.loaders import upload_refusal
 
 router = APIRouter(prefix="/v1")
 read = [Depends(require("read"))]
@@ -62,10 +61,8 @@ def upload(
 ) -> JSONResponse:
     settings = settings_of(request, collection)
     cap = settings.api.max_upload_bytes
-    contents = [(safe_name(f.filename or "upload.txt"), _read_capped(f, cap)) for f in files]
-    for name, data in contents:  # all checked before any is kept
-        if (refusal := upload_refusal(name, data)) is not None:
-            raise ApiError(415, "unsupported_type", refusal)
+    contents = [(f.filename or "upload.txt", _read_capped(f, cap)) for f in files]
+    check_uploads(contents)  # all of them before any is kept
     saved = [save_upload(settings, name, data) for name, data in contents]
     # The server's own uploads folder: ingested even when the allowed roots exclude it.
     job = jobs.start_job(settings, "ingest", {"path": str(settings.uploads_dir), "bounded": False})

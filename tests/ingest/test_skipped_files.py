@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -194,3 +195,28 @@ def test_a_job_that_indexes_nothing_fails_with_the_reason(tmp_path: Path) -> Non
     assert [(Path(s["source"]).name, s["kind"]) for s in job["report"]["skipped"]] == [
         ("tool.exe", "unsupported")
     ]
+
+
+@dataclass
+class FakeUpload:
+    """What the chat reads of Streamlit's UploadedFile."""
+
+    name: str
+    data: bytes
+
+    def getvalue(self) -> bytes:
+        return self.data
+
+
+def test_the_chat_refuses_an_unsupported_upload_and_keeps_nothing(tmp_path: Path) -> None:
+    from app.ui.ingest import save_uploads
+    from app.uploads import UnsupportedUpload
+
+    settings = Settings(backend="embedded", data_dir=tmp_path / "data")
+    good = FakeUpload("good.md", b"# Good\n\nKept only with the rest.\n")
+    files = [good, FakeUpload("x.exe", b"MZ")]
+    with pytest.raises(UnsupportedUpload, match=r"x\.exe: unsupported type \(extension \.exe\)"):
+        save_uploads(settings, files)
+    assert not settings.uploads_dir.exists() or not any(settings.uploads_dir.rglob("*.*"))
+    assert save_uploads(settings, files[:1]) == settings.uploads_dir
+    assert [p.name for p in settings.uploads_dir.rglob("*.md")] == ["good.md"]
