@@ -27,7 +27,6 @@ _SETTINGS: dict[str, Any] = {
     "_disable_config": True,
     "report_level": 5,  # keep no system messages in the tree and print none
     "halt_level": 5,  # never raise on a malformed document
-    "warning_stream": io.StringIO(),
     "file_insertion_enabled": False,
     "raw_enabled": False,
     "doctitle_xform": False,  # the top heading stays a section, as in Markdown
@@ -74,7 +73,8 @@ def parse_rst(text: str, fallback_title: str) -> tuple[str, list[Section]]:
     from docutils.core import publish_doctree
 
     _register_sphinx_names()
-    tree = publish_doctree(text, settings_overrides=dict(_SETTINGS))
+    overrides = {**_SETTINGS, "warning_stream": io.StringIO()}  # nothing reaches a terminal
+    tree = publish_doctree(text, settings_overrides=overrides)
     sections: list[Section] = []
     _collect(nodes, tree, (), [], sections)
     first = next((child for child in tree.children if isinstance(child, nodes.section)), None)
