@@ -97,8 +97,8 @@ def ingest(
     backend: BackendOpt = None,
     collection: CollectionOpt = None,
 ) -> None:
-    """Index documents (.txt .md .html .pdf corpus.jsonl) into a collection; only changed
-    ones are re-done, and only documents under PATH can be removed."""
+    """Index documents (.txt .md .rst .html .pdf corpus.jsonl) into a collection; only
+    changed ones are re-done, and only documents under PATH can be removed."""
     from app.ingest_command import run_ingest_command
 
     settings = settings_for(backend, collection)
@@ -127,7 +127,7 @@ def status(
     table = Table(title=title, show_header=False)
     for key in ("documents", "chunks", "tokens", "communities", "graph_version"):
         table.add_row(key, str(st[key]))
-    table.add_row("analytics", _analytics_line(analytics))
+    table.add_row("analytics", _analytics_line(st["analytics"]))
     for kind, n in st["edges"].items():  # type: ignore[union-attr]
         table.add_row(f"edges {kind}", str(n))
     out.print(table)

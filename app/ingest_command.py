@@ -7,6 +7,7 @@ import json
 import os
 import re
 import time
+from collections import defaultdict
 from pathlib import Path
 
 from rich.console import Console
@@ -23,7 +24,9 @@ from app.ingest_service import (
 from app.progress import RichProgress
 from app.settings import Settings
 from graph.errors import LockedError, NeoragError
-from ingest.report import IngestReport
+from ingest.loaders import SUPPORTED_EXTENSIONS
+from ingest.loaders.types import NOT_PROBLEMS, UNSUPPORTED
+from ingest.report import IngestReport, Skip
 
 __all__ = [
     "OutsideRoots",
@@ -36,6 +39,7 @@ __all__ = [
     "run_ingest_command",
 ]
 EXIT_OK, EXIT_SKIPPED, EXIT_LOCKED = 0, 1, 3
+NAMES_SHOWN = 10  # unsupported files named per reason in the summary (--json has them all)
 _INTERVAL = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
 
 
@@ -84,8 +88,36 @@ def print_report(report: IngestReport, console: Console) -> None:
         )
     for w in report.warnings:
         console.print(f"[yellow]warning:[/yellow] {w}")
-    for s in report.skipped:
-        console.print(f"[yellow]skipped[/yellow] {s.source}: {s.reason}", highlight=False)
+    for s in report.problems:
+        console.print(
+            f"[yellow]skipped[/yellow] {s.source}: {s.reason}", highlight=False, soft_wrap=True
+        )
+    listed = [s for s in report.skipped if s.kind in NOT_PROBLEMS]
+    for line in grouped_lines(listed, Path(report.path)):
+        console.print(line, highlight=False, soft_wrap=True)
+    if any(s.kind == UNSUPPORTED for s in listed):
+        console.print(f"(neorag reads {' '.join(SUPPORTED_EXTENSIONS)})", highlight=False)
+    if report.nothing_indexed:
+        console.print(f"[red]{report.nothing_indexed}[/red]", highlight=False, soft_wrap=True)
+
+
+def grouped_lines(skips: list[Skip], root: Path) -> list[str]:
+    """One line per reason (`unsupported extension .png`, `not a regular file`, ...) with
+    its count and the first files' paths under `root`: a folder of notes with hundreds of
+    images gets a line, not a screenful."""
+    by_reason: dict[str, list[str]] = defaultdict(list)
+    for s in skips:
+        path = Path(s.source)
+        inside = path.is_relative_to(root) and path != root
+        by_reason[s.reason].append(str(path.relative_to(root)) if inside else s.source)
+    lines = []
+    for reason, names in sorted(by_reason.items()):
+        shown = ", ".join(names[:NAMES_SHOWN])
+        if len(names) > NAMES_SHOWN:
+            shown += f" and {len(names) - NAMES_SHOWN} more"
+        files = f"{len(names)} file{'s' * (len(names) != 1)}"
+        lines.append(f"[yellow]skipped[/yellow] {files}, {reason}: {shown}")
+    return lines
 
 
 def run_ingest_command(
@@ -108,6 +140,8 @@ def run_ingest_command(
             code = EXIT_OK if report.ok else EXIT_SKIPPED
             if json_out:
                 print(json.dumps(report.as_dict(), indent=2))
+                if report.nothing_indexed:  # also where a person reading stderr sees it
+                    err.print(report.nothing_indexed, highlight=False, soft_wrap=True)
             else:
                 print_report(report, out)
         except LockedError as exc:

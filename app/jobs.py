@@ -242,7 +242,10 @@ def run_job(path: Path) -> int:
         else:
             report = delete_documents(settings, list(job["params"]["doc_ids"]), progress=progress)
         job["report"] = report.as_dict()
-        outcome = "succeeded"
+        if report.nothing_indexed:  # the report says why, file by file
+            job["error"] = report.nothing_indexed
+        else:
+            outcome = "succeeded"
     except NeoragError as exc:
         job["error"] = str(exc)
     except Exception as exc:  # the job's boundary: one line in the file, the trace in its log

@@ -10,9 +10,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from app.settings import Settings
+from graph.errors import NeoragError
+from ingest.loaders import upload_refusal
 
 _UNSAFE = re.compile(r"[^\w.\- ]+")
 
@@ -21,6 +24,18 @@ def safe_name(name: str) -> str:
     """A plain file name (no folders, no leading dots, no odd characters)."""
     base = Path(name.replace("\\", "/")).name
     return _UNSAFE.sub("_", base).lstrip(".").strip() or "upload.txt"
+
+
+class UnsupportedUpload(NeoragError):
+    """An upload neorag would not index (HTTP 415): refused, so nothing of it is kept."""
+
+
+def check_uploads(files: Iterable[tuple[str, bytes]]) -> None:
+    """Refuse the whole upload if one file is of a type neorag does not read (or binary
+    under a text format's name), before any is kept: a kept file would only be skipped."""
+    for name, data in files:
+        if (refusal := upload_refusal(safe_name(name), data)) is not None:
+            raise UnsupportedUpload(refusal)
 
 
 def save_upload(settings: Settings, name: str, data: bytes) -> Path:

@@ -41,7 +41,7 @@ from graph.types import ChunkRecord, DocumentRecord
 from ingest import threads as threads_budget
 from ingest.config import IngestConfig
 from ingest.loaders import LoadedDocument
-from ingest.loaders.types import one_line
+from ingest.loaders.types import FAILED, one_line
 from ingest.models import IngestModels
 from ingest.report import CHUNKS_EMBEDDED, IngestReport, NoProgress, Progress, Skip, timed
 from ingest.tokens import Analyzer
@@ -125,7 +125,7 @@ def _skip(doc: LoadedDocument, exc: Exception) -> Skip:
     reason = one_line(f"could not be indexed: {type(exc).__name__}: {exc}")
     if len(reason) > MAX_REASON_CHARS:
         reason = reason[: MAX_REASON_CHARS - 1] + "…"
-    return Skip(where, reason)
+    return Skip(where, reason, FAILED)
 
 
 def build_batches(

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from pathlib import PurePath
 from typing import Protocol
+
+from ingest.loaders.types import NOT_PROBLEMS, UNSUPPORTED
 
 CHUNKS_EMBEDDED = "chunks embedded"  # a stage counted in chunks, known only batch by batch
 
@@ -32,8 +36,42 @@ class NoProgress:
 
 @dataclass(slots=True)
 class Skip:
+    """A file (or corpus record) left out: `reason` for people, `kind` (one of
+    ingest.loaders.types.SKIP_KINDS) for summaries and machines."""
+
     source: str
     reason: str
+    kind: str
+
+
+def skip_summary(skips: Iterable[Skip]) -> str:
+    """`3 unsupported type (.exe, .xyz), 1 binary, 1 empty`: the skips counted by kind,
+    the unsupported ones with their extensions."""
+    skips = list(skips)
+    counts = Counter(s.kind for s in skips)
+    parts = []
+    for kind, n in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        label = KIND_LABELS.get(kind, kind)
+        if kind == UNSUPPORTED:
+            found = {PurePath(s.source).suffix or "no extension" for s in skips if s.kind == kind}
+            types = sorted(found)
+            label += f" ({', '.join(types)})"
+        parts.append(f"{n} {label}")
+    return ", ".join(parts)
+
+
+KIND_LABELS = {
+    "unsupported": "unsupported type",
+    "hidden": "hidden",
+    "too_large": "too large",
+    "binary": "binary",
+    "empty": "empty",
+    "unreadable": "unreadable",
+    "outside_roots": "outside the allowed roots",
+    "invalid": "invalid",
+    "duplicate": "duplicate id",
+    "failed": "failed to index",
+}
 
 
 @dataclass(slots=True)
@@ -62,12 +100,37 @@ class IngestReport:
     edge_source: str = ""  # where the unchanged chunks were read: "store" or "workspace"
     analytics_refresh: str = ""  # "full", "patch" or "current" (ingest/analytics_refresh.py)
     indexes: str = ""  # how the search files were refreshed: unchanged, delta, compacted, full
+    # Why an ingest left no document under its path in the store ("" when it left some):
+    # nothing there, or nothing there neorag could read.
+    nothing_indexed: str = ""
     started_at: float = 0.0
     finished_at: float = 0.0
 
     @property
+    def problems(self) -> list[Skip]:
+        """The skips that mean a file of a supported type was not indexed; files of other
+        types and hidden names are listed, not problems (a notes folder also holds images
+        and a .git)."""
+        return [s for s in self.skipped if s.kind not in NOT_PROBLEMS]
+
+    @property
     def ok(self) -> bool:
-        return not self.skipped
+        return not self.problems and not self.nothing_indexed
+
+    def explain_nothing_indexed(self) -> None:
+        """Set `nothing_indexed` when no document under the path is in the store after
+        this ingest (none new, changed or unchanged)."""
+        if self.new or self.changed or self.unchanged:
+            self.nothing_indexed = ""
+        elif not self.skipped:
+            self.nothing_indexed = f"nothing to index under {self.path}: no files"
+        else:
+            n = len(self.skipped)
+            why = self.skipped[0].reason if n == 1 else skip_summary(self.skipped)
+            self.nothing_indexed = (
+                f"nothing could be indexed under {self.path}: {n} file{'s' * (n != 1)} "
+                f"skipped ({why})"
+            )
 
     def add_time(self, stage: str, seconds: float) -> None:
         self.seconds[stage] = round(self.seconds.get(stage, 0.0) + seconds, 3)
@@ -81,6 +144,7 @@ class IngestReport:
             "reembedded": len(self.reembedded),
             "unchanged": self.unchanged,
             "skipped": len(self.skipped),
+            "skipped_by_kind": dict(Counter(s.kind for s in self.skipped)),
         }
         d["ok"] = self.ok
         return d

@@ -45,6 +45,7 @@ from ingest.embed import embedding_text, model_identity
 from ingest.identity import document_id
 from ingest.indexes import SearchIndexes, refresh_indexes
 from ingest.loaders import LoadedDocument, SkippedFile, UnchangedFile, scan
+from ingest.loaders.types import NOT_PROBLEMS
 from ingest.model_stamp import (
     ModelStamp,
     mark_changing,
@@ -284,8 +285,11 @@ def run_ingest(
         linked = sorted({str(p) for p in followed})
         before = json.loads(store.get_meta(_linked_key(root)) or "[]")
         roots = [root, *map(Path, {*linked, *before})]  # a link removed since: its files too
-        work = plan(loaded, skipped, stored, roots, cfg_fp, store.collection, cached_keys)
-    report.skipped = [Skip(s.source, s.reason) for s in skipped]
+        # Other types and hidden names are reported, but are no reason to keep a stored
+        # document (one of a file that failed to load this time is kept).
+        failed = [s for s in skipped if s.kind not in NOT_PROBLEMS]
+        work = plan(loaded, failed, stored, roots, cfg_fp, store.collection, cached_keys)
+    report.skipped = [Skip(s.source, s.reason, s.kind) for s in skipped]
     report.unchanged = work.unchanged
     report.changed = sorted(work.changed_ids)
     report.new = [d for d, _ in work.to_index if d not in work.changed_ids]
@@ -347,12 +351,13 @@ def run_ingest(
         unchanged_files,
         store.documents(),
         {d.source for d in loaded} | {f.source for f in unchanged_files},
-        [s.source for s in skipped],
+        [s.source for s in failed],
     )
     scan_cache.save()
     refresh_derived(
         store, cfg, algorithms, index_dir, report, progress, analyzer=analyzer, force=rebuild
     )
+    report.explain_nothing_indexed()
     return _finish(store, report)
 
 

@@ -22,7 +22,7 @@ from app.api.query_routes import settings_of
 from app.collections import list_collections
 from app.cypher_service import run_cypher
 from app.services import open_store
-from app.uploads import save_upload
+from app.uploads import check_uploads, save_upload
 from ingest.identity import collection_of
 
 router = APIRouter(prefix="/v1")
@@ -62,6 +62,7 @@ def upload(
     settings = settings_of(request, collection)
     cap = settings.api.max_upload_bytes
     contents = [(f.filename or "upload.txt", _read_capped(f, cap)) for f in files]
+    check_uploads(contents)  # all of them before any is kept
     saved = [save_upload(settings, name, data) for name, data in contents]
     # The server's own uploads folder: ingested even when the allowed roots exclude it.
     job = jobs.start_job(settings, "ingest", {"path": str(settings.uploads_dir), "bounded": False})

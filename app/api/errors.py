@@ -17,6 +17,7 @@ from app.ingest_service import OutsideRoots
 from app.jobs import UnknownJob
 from app.retrieval.base import BadQuestion
 from app.service import UnknownChunk, UnknownMode
+from app.uploads import UnsupportedUpload
 from graph.collections import InvalidCollection
 from graph.errors import (
     BackendAuthError,
@@ -50,6 +51,7 @@ STATUS: list[tuple[type[Exception], int, str]] = [
     (ParameterMissing, 400, "invalid_request"),
     (CypherNotSupported, 400, "not_supported"),
     (StatementTimeout, 504, "timeout"),
+    (UnsupportedUpload, 415, "unsupported_type"),
     (LockedError, 409, "locked"),
     (EmptyIndex, 409, "empty_index"),
     (LegacyStore, 409, "legacy_index"),

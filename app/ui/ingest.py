@@ -14,7 +14,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from app.ingest_service import ingest_once
 from app.settings import Settings
-from app.uploads import save_upload
+from app.uploads import check_uploads, save_upload
 from ingest.report import IngestReport
 
 
@@ -28,9 +28,12 @@ class Upload(Protocol):
 
 def save_uploads(settings: Settings, files: Iterable[Upload]) -> Path:
     """Keep the files under the collection's uploads folder (`app.uploads`) and return that
-    folder: ingesting the whole folder keeps earlier uploads in the index."""
-    for f in files:
-        save_upload(settings, f.name, f.getvalue())
+    folder: ingesting the whole folder keeps earlier uploads in the index. Raises
+    UnsupportedUpload, keeping none, if one is of a type neorag does not read."""
+    contents = [(f.name, f.getvalue()) for f in files]
+    check_uploads(contents)
+    for name, data in contents:
+        save_upload(settings, name, data)
     return settings.uploads_dir
 
 

@@ -15,6 +15,7 @@ from app.runlog import recent_runs
 from app.service import QueryOptions
 from app.settings import Settings
 from app.ui.ingest import StreamlitProgress, ingest_path, save_uploads
+from app.uploads import UnsupportedUpload
 from graph.collections import is_collection_name
 from graph.errors import LockedError, NeoragError
 from graph.types import EDGE_KINDS
@@ -174,7 +175,11 @@ def add_documents(settings: Settings, expanded: bool) -> None:
             )
             submitted = st.form_submit_button("Ingest", type="primary", width="stretch")
         if submitted:
-            targets = [save_uploads(settings, files)] if files else []
+            try:
+                targets = [save_uploads(settings, files)] if files else []
+            except UnsupportedUpload as exc:
+                st.error(str(exc))
+                return
             if path.strip():
                 targets.append(Path(path.strip()).expanduser())
             if not targets:
@@ -214,7 +219,9 @@ def _show_report(report: dict[str, Any]) -> None:
         f"**Ingested** `{report['path']}`  \n{summary}  \n"
         f"{_count(report['chunks'], 'chunk')} in the index · {seconds:.1f}s"
     )
-    (st.warning if report["skipped"] else st.success)(body)
+    (st.success if report["ok"] else st.warning)(body)
+    if report.get("nothing_indexed"):
+        st.caption(report["nothing_indexed"])
     for skip in report["skipped"]:
         st.caption(f"skipped `{Path(skip['source']).name}`: {skip['reason']}")
     for warning in report["warnings"]:

@@ -7,17 +7,22 @@ raise: a path that does not exist is a `FileNotFoundError`.
 
 Rules worth knowing:
 
-- Formats by extension (case-insensitive): `.txt`, `.md`/`.markdown`, `.html`/`.htm`, `.pdf`,
-  `.jsonl` (one `{"id", "title"?, "text"}` record a line, e.g. a dataset's `corpus.jsonl`).
+- Formats by extension (case-insensitive): `.txt`, `.md`/`.markdown`, `.html`/`.htm`,
+  `.rst`/`.rest` (reStructuredText, parsed by docutils: `rst`), `.pdf`, `.jsonl` (one
+  `{"id", "title"?, "text"}` record a line, e.g. a dataset's `corpus.jsonl`).
 - Folders are walked recursively in sorted name order, so ids and ordering are
-  deterministic. Names starting with "." are ignored (the root itself may be hidden).
+  deterministic. Names starting with "." are reported (kind `hidden`) but not walked: a
+  `.git` is one entry, not its thousands of files (the root itself may be hidden).
   Symbolic links are followed, but each directory is entered once, so loops cannot hang;
   a file reached through a link is named by the path it resolves to (one id however reached).
-  Inside folders, files with other extensions and non-regular files (FIFOs, sockets, ...)
-  are ignored silently — a folder of notes usually also holds images and build output, and a
-  report line for each would bury the real problems. A `questions.jsonl` beside a
-  `corpus.jsonl` (the evaluation-dataset layout) is not a document and is ignored too. A
-  file named directly is always reported: unsupported extension, not a regular file, ...
+- Every other file met is reported, with a `kind` (`types.SKIP_KINDS`) beside its reason:
+  files with other extensions or none and non-regular files (FIFOs, sockets, ...) are
+  `unsupported` — reported, so a user learns what was left out, and, with `hidden`, told
+  apart from the problems with files of a supported type (`too_large`, `binary`, `empty`,
+  `unreadable`, `outside_roots`, `invalid`, `duplicate`): a folder of notes also holds
+  images and a `.git`. A
+  `questions.jsonl` or `meta.json` beside a `corpus.jsonl` (the evaluation-dataset layout)
+  is the dataset's own file, not a document, and is not reported.
 - Document names (`LoadedDocument.id`): a file's path relative to the scan root (posix), or
   its file name when the file itself was given; a jsonl record's `"id"`. What identifies a
   document is its `key`: the file's absolute path, or the corpus file's path plus
@@ -36,9 +41,10 @@ Rules worth knowing:
   visible text, and `Section.link_spans` records where that text sits, so chunkers can give
   each chunk only the links that occur in it.
 
-Modules: `walk` (what a scan reads, loading by format, duplicate ids), one per format
-(`markdown`, `html`, `pdf`, `jsonl`; `text` reads and decodes the plain ones), `links` (which
-targets are kept, bare URLs) and `types` (the output types, content hash, normalisation).
+Modules: `walk` (what a scan reads, loading by format, duplicate ids, what an upload may
+be), one per format (`markdown`, `html`, `rst`, `pdf`, `jsonl`; `text` reads and decodes
+the plain ones), `links` (which targets are kept, bare URLs) and `types` (the output
+types, skip kinds, content hash, normalisation).
 """
 
 from ingest.loaders.html import parse_html
@@ -57,6 +63,7 @@ from ingest.loaders.walk import (
     SUPPORTED_EXTENSIONS,
     scan,
     scanned_sources,
+    upload_refusal,
     within,
 )
 
@@ -74,5 +81,6 @@ __all__ = [
     "parse_markdown",
     "scan",
     "scanned_sources",
+    "upload_refusal",
     "within",
 ]

@@ -10,7 +10,17 @@ from pathlib import Path
 from ingest.identity import passage_key
 from ingest.loaders.links import plain_section
 from ingest.loaders.text import BINARY_SNIFF_BYTES, human_size, open_binary
-from ingest.loaders.types import LoadedDocument, SkippedFile, make_document, normalize_text
+from ingest.loaders.types import (
+    BINARY,
+    EMPTY,
+    INVALID,
+    TOO_LARGE,
+    UNREADABLE,
+    LoadedDocument,
+    SkippedFile,
+    make_document,
+    normalize_text,
+)
 
 _MAX_BUFFERED_SKIPS = 1000
 
@@ -57,22 +67,22 @@ def load_jsonl(
     try:
         handle = open_binary(path)  # closed by the `with` below
     except PermissionError:
-        yield SkippedFile(source, "permission denied")
+        yield SkippedFile(source, "permission denied", UNREADABLE)
         return
     except OSError as exc:
-        yield SkippedFile(source, f"could not read ({exc.strerror or exc})")
+        yield SkippedFile(source, f"could not read ({exc.strerror or exc})", UNREADABLE)
         return
     with handle:
         try:
             head = handle.read(BINARY_SNIFF_BYTES)
         except OSError as exc:
-            yield SkippedFile(source, f"could not read ({exc.strerror or exc})")
+            yield SkippedFile(source, f"could not read ({exc.strerror or exc})", UNREADABLE)
             return
         if not head.strip():
-            yield SkippedFile(source, "empty file")
+            yield SkippedFile(source, "empty file", EMPTY)
             return
         if b"\x00" in head:
-            yield SkippedFile(source, "binary file")
+            yield SkippedFile(source, "binary file", BINARY)
             return
         handle.seek(0)
         held: list[SkippedFile] = []
@@ -83,6 +93,7 @@ def load_jsonl(
         while raw := handle.readline(limit + 1):
             lineno += 1
             line_start = offset
+            kind = INVALID
             offset += len(raw)
             if len(raw) > limit and not raw.endswith(b"\n"):
                 while rest := handle.readline(1 << 20):
@@ -90,6 +101,7 @@ def load_jsonl(
                     if rest.endswith(b"\n"):
                         break
                 size = offset - line_start
+                kind = TOO_LARGE
                 parsed: tuple[str, str, str] | str | None = (
                     f"line {lineno}: record too large ({human_size(size)} > "
                     f"{human_size(limit)} limit)"
@@ -100,7 +112,7 @@ def load_jsonl(
                 continue
             origin = f"{source}:{lineno}"
             if isinstance(parsed, str):
-                skipped = SkippedFile(origin, parsed)
+                skipped = SkippedFile(origin, parsed, kind)
                 if good:
                     yield skipped
                 elif len(held) < _MAX_BUFFERED_SKIPS:
@@ -112,7 +124,7 @@ def load_jsonl(
                 yield from held
                 if held_overflow:
                     yield SkippedFile(
-                        source, f"{held_overflow} more bad lines before line {lineno}"
+                        source, f"{held_overflow} more bad lines before line {lineno}", INVALID
                     )
             good += 1
             doc_id, title, text = parsed
@@ -122,9 +134,11 @@ def load_jsonl(
             yield make_document(doc_id, source, title, sections, key=key), origin
         if not good:
             if lineno == 0 or not held:
-                yield SkippedFile(source, "no records")
+                yield SkippedFile(source, "no records", EMPTY)
             else:
                 bad = len(held) + held_overflow
                 yield SkippedFile(
-                    source, f"no valid records ({bad} bad lines; first: {held[0].reason})"
+                    source,
+                    f"no valid records ({bad} bad lines; first: {held[0].reason})",
+                    INVALID,
                 )

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import BinaryIO
 
-from ingest.loaders.types import SkippedFile
+from ingest.loaders.types import BINARY, EMPTY, INVALID, TOO_LARGE, UNREADABLE, SkippedFile
 
 BINARY_SNIFF_BYTES = 8192
 
@@ -35,16 +35,16 @@ def read_bytes(path: Path, source: str, limit: int) -> bytes | SkippedFile:
         with open_binary(path) as handle:
             size = os.fstat(handle.fileno()).st_size
             if size > limit:
-                return SkippedFile(source, _too_large(size, limit))
+                return SkippedFile(source, _too_large(size, limit), TOO_LARGE)
             data = handle.read(limit + 1)
     except PermissionError:
-        return SkippedFile(source, "permission denied")
+        return SkippedFile(source, "permission denied", UNREADABLE)
     except OSError as exc:
-        return SkippedFile(source, f"could not read ({exc.strerror or exc})")
+        return SkippedFile(source, f"could not read ({exc.strerror or exc})", UNREADABLE)
     if len(data) > limit:
-        return SkippedFile(source, _too_large(len(data), limit))
+        return SkippedFile(source, _too_large(len(data), limit), TOO_LARGE)
     if not data:
-        return SkippedFile(source, "empty file")
+        return SkippedFile(source, "empty file", EMPTY)
     return data
 
 
@@ -54,15 +54,15 @@ def decode_text(data: bytes, source: str) -> str | SkippedFile:
         try:
             text = data.decode("utf-16")
         except UnicodeDecodeError as exc:
-            return SkippedFile(source, f"invalid UTF-16 at byte {exc.start}")
+            return SkippedFile(source, f"invalid UTF-16 at byte {exc.start}", INVALID)
     else:
         if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-            return SkippedFile(source, "binary file")
+            return SkippedFile(source, "binary file", BINARY)
         skip = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
         try:
             text = data[skip:].decode("utf-8")
         except UnicodeDecodeError as exc:
-            return SkippedFile(source, f"invalid UTF-8 at byte {exc.start + skip}")
+            return SkippedFile(source, f"invalid UTF-8 at byte {exc.start + skip}", INVALID)
     if not text.strip():
-        return SkippedFile(source, "empty file (whitespace only)")
+        return SkippedFile(source, "empty file (whitespace only)", EMPTY)
     return text

@@ -69,12 +69,33 @@ class UnchangedFile:
     keys: tuple[str, ...]
 
 
+# What kind of thing kept a file (or a corpus record) out, for summaries and `--json`:
+UNSUPPORTED = "unsupported"  # not a format neorag reads (by extension), or not a regular file
+HIDDEN = "hidden"  # a name starting with "." inside a folder: not walked (.git, .obsidian, ...)
+TOO_LARGE = "too_large"  # over NEORAG_INGEST__MAX_FILE_BYTES (a corpus record: over it alone)
+BINARY = "binary"  # NUL bytes where text was expected
+EMPTY = "empty"  # no bytes, only whitespace, no text or no records
+UNREADABLE = "unreadable"  # permission denied, an I/O error, a broken symbolic link
+OUTSIDE_ROOTS = "outside_roots"  # its real path lies outside the allowed ingest roots
+INVALID = "invalid"  # undecodable text, a malformed record, a file its parser rejects
+DUPLICATE = "duplicate"  # a document id loaded before in the same scan
+FAILED = "failed"  # loaded, but chunking, analysis or embedding raised
+# Reported but not problems: a folder of notes also holds images, .git, ...
+NOT_PROBLEMS = frozenset({UNSUPPORTED, HIDDEN})
+SKIP_KINDS = (
+    UNSUPPORTED, HIDDEN, TOO_LARGE, BINARY, EMPTY, UNREADABLE, OUTSIDE_ROOTS, INVALID,
+    DUPLICATE, FAILED,
+)  # fmt: skip
+
+
 @dataclass(slots=True)
 class SkippedFile:
-    """Something that was not loaded and why; for a jsonl line `source` is `file:line`."""
+    """Something that was not loaded, why (`reason`, for people) and what kind of problem
+    (`kind`, one of SKIP_KINDS); for a jsonl line `source` is `file:line`."""
 
     source: str
     reason: str
+    kind: str
 
 
 def document_hash(title: str, sections: Iterable[Section]) -> str:

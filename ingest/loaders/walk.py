@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from ingest.loaders.html import parse_html
 from ingest.loaders.jsonl import load_jsonl
 from ingest.loaders.links import plain_section
 from ingest.loaders.markdown import parse_markdown
 from ingest.loaders.pdf import parse_pdf
-from ingest.loaders.text import decode_text, read_bytes
+from ingest.loaders.rst import parse_rst
+from ingest.loaders.text import BINARY_SNIFF_BYTES, decode_text, read_bytes
 from ingest.loaders.types import (
+    DUPLICATE,
+    EMPTY,
+    HIDDEN,
+    INVALID,
+    OUTSIDE_ROOTS,
+    UNREADABLE,
+    UNSUPPORTED,
     LoadedDocument,
     SkippedFile,
     UnchangedFile,
@@ -32,13 +41,31 @@ SUPPORTED_EXTENSIONS: dict[str, str] = {
     ".markdown": "markdown",
     ".html": "html",
     ".htm": "html",
+    ".rst": "rst",
+    ".rest": "rst",
     ".pdf": "pdf",
     ".jsonl": "jsonl",
 }
 
 
-# The evaluation-dataset layout: questions beside a corpus.jsonl are not documents.
-DATASET_SIDECARS = frozenset({"questions.jsonl"})
+# The evaluation-dataset layout: questions and metadata beside a corpus.jsonl are not
+# documents (the dataset's own files, read by `neorag eval`), so not reported either.
+DATASET_SIDECARS = frozenset({"questions.jsonl", "meta.json"})
+HIDDEN_REASON = "hidden name (not walked)"
+
+
+def upload_refusal(name: str, data: bytes) -> str | None:
+    """Why an uploaded file would not be indexed, judged by its name and first bytes (an
+    upload is refused instead of kept to be skipped): not a supported format, or binary
+    content under a text format's name. None if it may be kept."""
+    suffix = PurePath(name).suffix.lower()
+    if suffix not in SUPPORTED_EXTENSIONS:
+        what = f"extension {suffix}" if suffix else "no file extension"
+        return f"{name}: unsupported type ({what}); neorag reads {' '.join(SUPPORTED_EXTENSIONS)}"
+    utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    if SUPPORTED_EXTENSIONS[suffix] != "pdf" and not utf16 and b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        return f"{name}: binary content under a {suffix} name"
+    return None
 
 
 def _supported(path: Path) -> bool:
@@ -47,9 +74,11 @@ def _supported(path: Path) -> bool:
 
 def _walk(root: Path, followed: list[Path] | None) -> Iterator[tuple[Path, str] | SkippedFile]:
     """Supported regular files under `root` as (path, id), depth first in sorted name order,
-    each directory entered once (by device and inode) so symlink loops terminate. Symbolic
-    links are followed; linked folders outside `root` are added to `followed`, the scan's
-    scope beside `root` (the scan names each file by the path it resolves to)."""
+    and a SkippedFile for every other file met (another format, not a regular file, not
+    readable); each directory entered once (by device and inode) so symlink loops
+    terminate. Symbolic links are followed; linked folders outside `root` are added to
+    `followed`, the scan's scope beside `root` (the scan names each file by the path it
+    resolves to)."""
     todo: list[tuple[Path, str]] = [(root, "")]
     seen_dirs: set[tuple[int, int]] = set()
     while todo:
@@ -57,13 +86,14 @@ def _walk(root: Path, followed: list[Path] | None) -> Iterator[tuple[Path, str] 
         try:
             info = path.stat()
         except FileNotFoundError:
-            yield SkippedFile(os.path.abspath(path), "broken symbolic link")
+            yield SkippedFile(os.path.abspath(path), "broken symbolic link", UNREADABLE)
             continue
         except PermissionError:
-            yield SkippedFile(os.path.abspath(path), "permission denied")
+            yield SkippedFile(os.path.abspath(path), "permission denied", UNREADABLE)
             continue
         except OSError as exc:
-            yield SkippedFile(os.path.abspath(path), f"could not stat ({exc.strerror or exc})")
+            reason = f"could not stat ({exc.strerror or exc})"
+            yield SkippedFile(os.path.abspath(path), reason, UNREADABLE)
             continue
         if stat.S_ISDIR(info.st_mode):
             key = (info.st_dev, info.st_ino)
@@ -73,13 +103,17 @@ def _walk(root: Path, followed: list[Path] | None) -> Iterator[tuple[Path, str] 
             try:
                 names = sorted(os.listdir(path))
             except PermissionError:
-                yield SkippedFile(os.path.abspath(path), "permission denied (directory)")
+                reason = "permission denied (directory)"
+                yield SkippedFile(os.path.abspath(path), reason, UNREADABLE)
                 continue
             except OSError as exc:
                 reason = f"could not list directory ({exc.strerror or exc})"
-                yield SkippedFile(os.path.abspath(path), reason)
+                yield SkippedFile(os.path.abspath(path), reason, UNREADABLE)
                 continue
             skip = DATASET_SIDECARS if "corpus.jsonl" in names else frozenset()
+            for name in names:
+                if name.startswith("."):
+                    yield SkippedFile(os.path.abspath(path / name), HIDDEN_REASON, HIDDEN)
             for name in reversed(names):
                 if not name.startswith(".") and name not in skip:
                     child = path / name
@@ -87,6 +121,8 @@ def _walk(root: Path, followed: list[Path] | None) -> Iterator[tuple[Path, str] 
                     todo.append((child, f"{rel}/{name}" if rel else name))
         elif stat.S_ISREG(info.st_mode) and _supported(path):
             yield path, rel
+        else:
+            yield SkippedFile(os.path.abspath(path), _unsupported(path, info), UNSUPPORTED)
 
 
 def _note_link(path: Path, root: Path, followed: list[Path] | None) -> None:
@@ -97,19 +133,25 @@ def _note_link(path: Path, root: Path, followed: list[Path] | None) -> None:
             followed.append(real)
 
 
-def _direct_file_problem(path: Path) -> str | None:
-    try:
-        info = path.stat()
-    except PermissionError:
-        return "permission denied"
-    except OSError as exc:
-        return f"could not stat ({exc.strerror or exc})"
+def _unsupported(path: Path, info: os.stat_result) -> str:
+    """Why a file met is not read: not a regular file, or not a supported format."""
     if not stat.S_ISREG(info.st_mode):
         return "not a regular file"
     if not path.suffix:
         return "no file extension (supported: " + ", ".join(SUPPORTED_EXTENSIONS) + ")"
-    if not _supported(path):
-        return f"unsupported extension {path.suffix}"
+    return f"unsupported extension {path.suffix}"
+
+
+def _direct_file_problem(path: Path) -> SkippedFile | None:
+    source = os.path.abspath(path)
+    try:
+        info = path.stat()
+    except PermissionError:
+        return SkippedFile(source, "permission denied", UNREADABLE)
+    except OSError as exc:
+        return SkippedFile(source, f"could not stat ({exc.strerror or exc})", UNREADABLE)
+    if not stat.S_ISREG(info.st_mode) or not _supported(path):
+        return SkippedFile(source, _unsupported(path, info), UNSUPPORTED)
     return None
 
 
@@ -128,7 +170,7 @@ def _candidates(
         return
     problem = _direct_file_problem(path)
     if problem is not None:
-        yield SkippedFile(os.path.abspath(path), problem)
+        yield problem
     else:
         yield path, path.name
 
@@ -182,7 +224,7 @@ def _load_file(
     if kind == "pdf":
         parsed = parse_pdf(data, path.stem)
         if isinstance(parsed, str):
-            yield SkippedFile(source, parsed)
+            yield SkippedFile(source, parsed, EMPTY if parsed.startswith("no ") else INVALID)
             return
         title, sections = parsed
     else:
@@ -197,15 +239,26 @@ def _load_file(
             try:
                 title, sections = parse_html(text, path.stem)
             except RecursionError:
-                yield SkippedFile(source, "HTML nested too deeply to parse")
+                yield SkippedFile(source, "HTML nested too deeply to parse", INVALID)
                 return
             except Exception as exc:  # html.parser rejects some markup outright
-                yield SkippedFile(source, f"could not parse HTML ({type(exc).__name__})")
+                reason = f"could not parse HTML ({type(exc).__name__})"
+                yield SkippedFile(source, reason, INVALID)
+                return
+        elif kind == "rst":
+            try:
+                title, sections = parse_rst(text, path.stem)
+            except RecursionError:
+                yield SkippedFile(source, "reStructuredText nested too deeply to parse", INVALID)
+                return
+            except Exception as exc:  # docutils on input it cannot handle
+                reason = f"could not parse reStructuredText ({type(exc).__name__})"
+                yield SkippedFile(source, reason, INVALID)
                 return
         else:
             title, sections = path.stem, [plain_section((), text)]
     if not sections:
-        yield SkippedFile(source, "no text content")
+        yield SkippedFile(source, "no text content", EMPTY)
         return
     yield make_document(doc_id, source, title, sections), source
 
@@ -244,7 +297,8 @@ def _scan(
         # a linked folder or link, or by naming the folder a link leads to).
         file_path = Path(os.path.realpath(linked_path))
         if allowed_roots is not None and not within(file_path, allowed_roots):
-            yield SkippedFile(os.path.abspath(linked_path), "outside the allowed ingest roots")
+            reason = "outside the allowed ingest roots"
+            yield SkippedFile(os.path.abspath(linked_path), reason, OUTSIDE_ROOTS)
             continue
         if file_path in reached:
             continue  # the same file again, through another link: one document
@@ -267,7 +321,7 @@ def _scan(
             earlier = first_seen.get(document.key)
             if earlier is not None:
                 reason = f"duplicate document id {document.id!r} (first loaded from {earlier})"
-                yield SkippedFile(origin, reason)
+                yield SkippedFile(origin, reason, DUPLICATE)
                 continue
             first_seen[document.key] = origin
             yield document

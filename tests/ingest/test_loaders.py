@@ -306,13 +306,18 @@ def test_permission_denied_is_reported(tmp_path: Path) -> None:
     ]
 
 
-def test_unsupported_extension_reported_only_when_named(tmp_path: Path) -> None:
+def test_unsupported_extension_reported_in_folders_and_when_named(tmp_path: Path) -> None:
     (tmp_path / "image.png").write_bytes(b"\x89PNG")
     (tmp_path / "data.csv").write_text("a,b\n")
     (tmp_path / "README").write_text("no extension")
     (tmp_path / "note.md").write_text("kept")
     docs, skipped = load(tmp_path)
-    assert [d.id for d in docs] == ["note.md"] and skipped == []
+    assert [d.id for d in docs] == ["note.md"]
+    assert [(Path(s.source).name, s.reason[:22], s.kind) for s in skipped] == [
+        ("README", "no file extension (sup", "unsupported"),
+        ("data.csv", "unsupported extension ", "unsupported"),
+        ("image.png", "unsupported extension ", "unsupported"),
+    ]
     _, named = load(tmp_path / "data.csv")
     assert [s.reason for s in named] == ["unsupported extension .csv"]
     _, no_ext = load(tmp_path / "README")
@@ -332,7 +337,12 @@ def test_walk_is_sorted_recursive_and_skips_hidden(tmp_path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"text of {rel}")
     docs, skipped = load(tmp_path)
-    assert skipped == []
+    # hidden names are reported as met, not walked: a hidden folder once, not its files
+    assert sorted((str(Path(s.source).relative_to(tmp_path)), s.kind) for s in skipped) == [
+        (".git", "hidden"),
+        (".hidden.txt", "hidden"),
+        ("a/.cache", "hidden"),
+    ]
     assert [d.id for d in docs] == ["a/b/c.txt", "a/z.md", "b.txt"]
     assert docs[0].source == str(tmp_path / "a/b/c.txt")
     assert [p.name for p in scanned_sources(tmp_path)] == ["c.txt", "z.md", "b.txt"]

@@ -134,6 +134,31 @@ def test_upload_over_the_size_limit(index_settings: Settings, tmp_path: Path) ->
         assert not (settings.uploads_dir).exists() or not any(settings.uploads_dir.rglob("*.md"))
 
 
+@pytest.mark.parametrize(
+    ("name", "data", "words"),
+    [
+        ("setup.exe", b"MZ\x90\x00\x03\x00", ("setup.exe", "unsupported type", ".exe", ".rst")),
+        ("notes", b"plain words", ("notes", "no file extension")),
+        ("fake.md", b"# Title\n\x00\x01\x02", ("fake.md", "binary content")),
+    ],
+    ids=["exe", "no-extension", "binary-under-a-text-name"],
+)
+def test_upload_of_an_unsupported_type_is_refused_and_nothing_kept(
+    index_settings: Settings, tmp_path: Path, name: str, data: bytes, words: tuple[str, ...]
+) -> None:
+    """The whole upload is refused (a good file beside the bad one is not kept either) and
+    no job starts."""
+    settings = copy_index(index_settings, tmp_path)
+    with TestClient(create_app(settings)) as c:
+        good = ("good.md", b"# Good\n\nA readable page.\n")
+        r = c.post("/v1/documents", files=[("files", good), ("files", (name, data))])
+        message = error_of(r, 415, "unsupported_type")
+        assert all(word in message for word in words), message
+        assert c.get("/v1/jobs").json()["jobs"] == []
+    kept = list(settings.uploads_dir.rglob("*")) if settings.uploads_dir.exists() else []
+    assert [p for p in kept if p.is_file()] == []
+
+
 def test_chat_without_a_user_message_or_with_an_unknown_model(client: TestClient) -> None:
     r = client.post(
         "/v1/chat/completions",
