@@ -120,7 +120,7 @@ def chunk(request: Request, chunk_id: str, collection: str | None = None) -> dic
 
 @router.post(
     "/cypher",
-    dependencies=[Depends(require("admin"))],
+    dependencies=[Depends(require("cypher"))],
     summary="Read-only Cypher on the Neo4j backend (the `neorag cypher` guard)",
 )
 def cypher(req: CypherRequest, request: Request) -> dict[str, Any]:

@@ -84,6 +84,8 @@ def test_stdio_with_the_sdk_client(settings: Settings) -> None:
     env = {
         "NEORAG_BACKEND": "embedded",
         "NEORAG_DATA_DIR": str(settings.data_dir),
+        # keys guard HTTP only: the stdio user has full rights (cypher is let through)
+        "NEORAG_API__KEYS": "stdio-reader-key:read",
         "PATH": os.environ["PATH"],
         "HOME": os.environ.get("HOME", "/tmp"),
     }
