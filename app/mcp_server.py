@@ -76,8 +76,20 @@ def caller_scope(context: Context[Any, Any] | None) -> str | None:
 
 
 class NeoragMCP(MCPServer):
-    """The SDK's server with one gate before every tool: the caller's scope must grant
-    the tool's capability, or the call is a tool error saying which scope it needs."""
+    """The SDK's server with two gates before every tool: the caller's scope must grant
+    the tool's capability (else a tool error saying which scope it needs), and every
+    argument must be one the tool reads (the SDK would drop the others silently, so a
+    `collection` given to `cypher` would be ignored instead of refused)."""
+
+    _arguments: dict[str, set[str]] | None = None
+
+    async def _known_arguments(self, name: str) -> set[str] | None:
+        if self._arguments is None:
+            self._arguments = {
+                t.name: set((t.input_schema or {}).get("properties", {}))
+                for t in await self.list_tools()
+            }
+        return self._arguments.get(name)
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -88,6 +100,14 @@ class NeoragMCP(MCPServer):
             raise ToolError("unauthorized: this request did not pass the /mcp key check")
         if not access.allows(scope, capability):
             raise ToolError("forbidden: " + access.refusal(scope, capability, f"the {name} tool"))
+        known = await self._known_arguments(name)
+        unknown = sorted(set(arguments) - known) if known is not None else []
+        if unknown:
+            raise ToolError(
+                f"the {name} tool takes no {', '.join(unknown)} argument; it takes "
+                f"{', '.join(sorted(known or ())) or 'no arguments'}"
+                + ("" if "collection" in (known or ()) else " (it reads no collection)")
+            )
         return await super().call_tool(name, arguments, context)
 
 
