@@ -31,7 +31,8 @@ INSTRUCTIONS = (
     "neorag answers questions from an indexed document collection. Use `search` to get the "
     "ranked evidence passages (with chunk ids) for a question, `ask` for a cited answer, "
     "`get_chunk` to read one passage in full, `status` for what a collection holds, and "
-    "`cypher` for read-only Cypher on the Neo4j backend. Modes: " + ", ".join(mode_names())
+    "`cypher` for read-only Cypher on the Neo4j backend. Every tool but `cypher` takes "
+    "`collection` (omitted: the server's). Modes: " + ", ".join(mode_names())
 )
 SEARCH_TEXT_CHARS = 1200  # passages are cut in search results; get_chunk reads one whole
 # tool -> the capability it exercises (app/access.py says which scope that needs)
