@@ -11,13 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from fastapi.responses import JSONResponse
 
 from app import jobs, service
 from app.api.auth import require
 from app.api.errors import ApiError
 from app.api.models import SERVER_COLLECTION, CypherRequest, IngestRequest
+from app.api.naming import CollectionQuery, chosen, takes_none
 from app.api.query_routes import settings_of
 from app.collections import list_collections
 from app.cypher_service import run_cypher
@@ -28,7 +29,7 @@ from ingest.identity import collection_of
 router = APIRouter(prefix="/v1")
 read = [Depends(require("read"))]
 write = [Depends(require("ingest"))]
-CollectionParam = Annotated[str | None, Query(description=SERVER_COLLECTION)]
+no_collection = [Depends(takes_none)]
 UPLOAD_CHUNK = 1024 * 1024
 
 
@@ -36,19 +37,21 @@ def _accepted(job: dict[str, Any], **extra: Any) -> JSONResponse:
     return JSONResponse({"job": job, **extra}, status_code=202)
 
 
-@router.get("/collections", dependencies=read, summary="Collections with their counts")
+@router.get(
+    "/collections", dependencies=read + no_collection, summary="Collections with their counts"
+)
 def collections(request: Request) -> dict[str, Any]:
     found = list_collections(request.app.state.settings)
     return {"collections": [c.as_dict() for c in found]}
 
 
 @router.get("/status", dependencies=read, summary="The shape of `neorag status --json`")
-def status(request: Request, collection: CollectionParam = None) -> Any:
+def status(request: Request, collection: CollectionQuery = None) -> Any:
     return service.status(_existing(request, collection))
 
 
 @router.get("/documents", dependencies=read, summary="A collection's documents")
-def documents(request: Request, collection: CollectionParam = None) -> Any:
+def documents(request: Request, collection: CollectionQuery = None) -> Any:
     settings = _existing(request, collection)
     return {"collection": settings.collection, "documents": service.documents(settings)}
 
@@ -57,9 +60,12 @@ def documents(request: Request, collection: CollectionParam = None) -> Any:
 def upload(
     request: Request,
     files: Annotated[list[UploadFile], File(description="one or more documents")],
-    collection: Annotated[str | None, Form(description=SERVER_COLLECTION)] = None,
+    collection: CollectionQuery = None,
+    form_collection: Annotated[
+        str | None, Form(alias="collection", description=f"{SERVER_COLLECTION}; older spelling")
+    ] = None,
 ) -> JSONResponse:
-    settings = settings_of(request, collection)
+    settings = settings_of(request, chosen(collection, form_collection, "form"))
     cap = settings.api.max_upload_bytes
     contents = [(f.filename or "upload.txt", _read_capped(f, cap)) for f in files]
     check_uploads(contents)  # all of them before any is kept
@@ -85,7 +91,9 @@ def _read_capped(upload: UploadFile, cap: int) -> bytes:
 
 
 @router.delete("/documents/{doc_id:path}", dependencies=write, summary="Delete one document (job)")
-def delete_document(request: Request, doc_id: str, collection: str | None = None) -> JSONResponse:
+def delete_document(
+    request: Request, doc_id: str, collection: CollectionQuery = None
+) -> JSONResponse:
     settings = settings_of(request, collection or collection_of(doc_id))
     with open_store(settings) as store:
         known = doc_id in store.documents()
@@ -97,31 +105,37 @@ def delete_document(request: Request, doc_id: str, collection: str | None = None
 
 
 @router.post("/ingest", dependencies=write, summary="Ingest a path under the allowed roots (job)")
-def ingest(req: IngestRequest, request: Request) -> JSONResponse:
-    settings = settings_of(request, req.collection)
+def ingest(
+    req: IngestRequest, request: Request, collection: CollectionQuery = None
+) -> JSONResponse:
+    settings = settings_of(request, chosen(collection, req.collection, "body"))
     path = jobs.check_ingest_path(settings, Path(req.path).expanduser())
     return _accepted(jobs.start_job(settings, "ingest", {"path": str(path)}))
 
 
-@router.get("/jobs", dependencies=read, summary="Recent jobs, newest first")
+@router.get("/jobs", dependencies=read + no_collection, summary="Recent jobs, newest first")
 def list_jobs(request: Request) -> dict[str, Any]:
     return {"jobs": jobs.list_jobs(request.app.state.settings)}
 
 
-@router.get("/jobs/{job_id}", dependencies=read, summary="A job's state, stages and progress")
+@router.get(
+    "/jobs/{job_id}",
+    dependencies=read + no_collection,
+    summary="A job's state, stages and progress",
+)
 def job(request: Request, job_id: str) -> dict[str, Any]:
     return jobs.read_job(request.app.state.settings, job_id)
 
 
 @router.get("/chunks/{chunk_id:path}", dependencies=read, summary="One chunk by id")
-def chunk(request: Request, chunk_id: str, collection: str | None = None) -> dict[str, Any]:
+def chunk(request: Request, chunk_id: str, collection: CollectionQuery = None) -> dict[str, Any]:
     settings = settings_of(request, collection or collection_of(chunk_id))
     return request.app.state.queries.get_chunk(settings, chunk_id)  # type: ignore[no-any-return]
 
 
 @router.post(
     "/cypher",
-    dependencies=[Depends(require("admin"))],
+    dependencies=[Depends(require("cypher")), *no_collection],
     summary="Read-only Cypher on the Neo4j backend (the `neorag cypher` guard)",
 )
 def cypher(req: CypherRequest, request: Request) -> dict[str, Any]:

@@ -86,6 +86,8 @@ def classify(exc: Exception) -> tuple[int, str, str]:
 def _validation_message(exc: RequestValidationError) -> str:
     first = exc.errors()[0]
     where = ".".join(str(p) for p in first.get("loc", ()) if p != "body") or "body"
+    if first.get("type") == "extra_forbidden":  # never silently dropped (docs/api.md)
+        return f"{where}: not a field this route reads"
     return f"{where}: {first.get('msg', 'invalid value')}"
 
 

@@ -11,7 +11,10 @@ SERVER_COLLECTION = "a collection (default: the one the server was started with)
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="ignore")
+    """neorag's own bodies: an unknown field (a misspelt `collection`, a `collection` on
+    /v1/cypher) is a 422 naming it, never a silent default."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
 
 
 class RetrieveRequest(Strict):
@@ -23,7 +26,9 @@ class RetrieveRequest(Strict):
     top_k: int | None = Field(None, ge=1, le=50, description="chunks of context")
     budget: int | None = Field(None, ge=64, le=16000, description="token budget (budgeted modes)")
     hops: int | None = Field(None, ge=0, le=3, description="entity hops (TIGRAG)")
-    collection: str | None = Field(None, description=SERVER_COLLECTION)
+    collection: str | None = Field(
+        None, description=f"{SERVER_COLLECTION}; older spelling of ?collection="
+    )
 
 
 class AskRequest(RetrieveRequest):
@@ -32,7 +37,9 @@ class AskRequest(RetrieveRequest):
 
 class IngestRequest(Strict):
     path: str = Field(description="a file or folder under the allowed ingest roots")
-    collection: str | None = Field(None, description=SERVER_COLLECTION)
+    collection: str | None = Field(
+        None, description=f"{SERVER_COLLECTION}; older spelling of ?collection="
+    )
 
 
 class CypherRequest(Strict):
@@ -53,7 +60,9 @@ class ChatMessage(BaseModel):
 
 class ChatRequest(BaseModel):
     """The OpenAI Chat Completions request; `model` is a retrieval mode. Fields neorag does
-    not use (temperature, …) are accepted and ignored; `collection`, `top_k` are extras."""
+    not use (temperature, …) are accepted and ignored, as OpenAI clients send them;
+    `collection` (what openai's `extra_body` sends; ?collection= is the one documented
+    way) and `top_k` are extras."""
 
     model_config = ConfigDict(extra="ignore")
     model: str = "default"

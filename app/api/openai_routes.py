@@ -22,6 +22,7 @@ from app import metrics, service
 from app.api.auth import require
 from app.api.errors import ApiError, body, classify
 from app.api.models import ChatRequest
+from app.api.naming import CollectionQuery, chosen, takes_none
 from app.api.query_routes import VERSION_HEADER, dumps, json_response, limit, settings_of
 from app.retrieval import mode_names
 from app.service import QueryOptions
@@ -30,7 +31,9 @@ router = APIRouter(prefix="/v1", dependencies=[Depends(require("read"))])
 ZERO_USAGE = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
 
 
-@router.get("/models", summary="Retrieval modes, as OpenAI models")
+@router.get(
+    "/models", dependencies=[Depends(takes_none)], summary="Retrieval modes, as OpenAI models"
+)
 def models() -> dict[str, Any]:
     return {
         "object": "list",
@@ -67,9 +70,9 @@ def _usage(usage: dict[str, int]) -> dict[str, int]:
 
 
 @router.post("/chat/completions", summary="OpenAI-compatible chat (model = retrieval mode)")
-def chat_completions(req: ChatRequest, request: Request) -> Any:
+def chat_completions(req: ChatRequest, request: Request, collection: CollectionQuery = None) -> Any:
     request.state.mode = req.model
-    settings = settings_of(request, req.collection)
+    settings = settings_of(request, chosen(collection, req.collection, "body"))
     options = QueryOptions(mode=req.model, top_k=req.top_k)
     queries = request.app.state.queries
     question = _question(req)

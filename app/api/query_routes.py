@@ -13,6 +13,7 @@ from app import metrics, service
 from app.api.auth import require
 from app.api.errors import body, classify
 from app.api.models import AskRequest, RetrieveRequest
+from app.api.naming import CollectionQuery, chosen
 from app.service import QueryOptions
 from app.settings import Settings
 
@@ -35,10 +36,10 @@ def limit(request: Request) -> int:
 
 
 @router.post("/retrieve", summary="Rank and select context for a question (no answer)")
-def retrieve(req: RetrieveRequest, request: Request) -> Any:
+def retrieve(req: RetrieveRequest, request: Request, collection: CollectionQuery = None) -> Any:
     request.state.mode = req.mode
     found = request.app.state.queries.retrieve(
-        settings_of(request, req.collection),
+        settings_of(request, chosen(collection, req.collection, "body")),
         req.question,
         options_of(req),
         max_chars=limit(request),
@@ -48,9 +49,9 @@ def retrieve(req: RetrieveRequest, request: Request) -> Any:
 
 
 @router.post("/ask", summary="Answer a question with citations (SSE when stream is true)")
-def ask(req: AskRequest, request: Request) -> Any:
+def ask(req: AskRequest, request: Request, collection: CollectionQuery = None) -> Any:
     request.state.mode = req.mode
-    settings = settings_of(request, req.collection)
+    settings = settings_of(request, chosen(collection, req.collection, "body"))
     queries = request.app.state.queries
     if not req.stream:
         asked = queries.ask(settings, req.question, options_of(req), max_chars=limit(request))

@@ -21,8 +21,9 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 
 from app import metrics
+from app.access import CALLER_SCOPE
 from app.api import document_routes, errors, openai_routes, query_routes
-from app.api.auth import check
+from app.api.auth import scope_of
 from app.queries import LocalQueries, Queries
 from app.settings import Settings, load_settings
 from ingest import threads
@@ -173,13 +174,15 @@ def _mcp(queries: Queries, settings: Settings) -> tuple[Any, Callable[[], Any]]:
 
 
 def _guarded(inner: Any, app: FastAPI) -> Any:
-    """/mcp behind the same keys as /v1 (scope read: its tools only read)."""
+    """/mcp behind the same keys as /v1: 401 here without a valid key; otherwise the
+    caller's scope rides in the ASGI scope (`CALLER_SCOPE`) to the MCP server, whose
+    tools each check it against app/access.py, as the /v1 routes do."""
 
     async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and app.state.keys:
+        if scope["type"] == "http":
             headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", [])}
             try:
-                check(app.state.keys, headers.get("authorization"), "read")
+                scope[CALLER_SCOPE] = scope_of(app.state.keys, headers.get("authorization"))
             except errors.ApiError as exc:
                 response = JSONResponse(
                     errors.body(exc.kind, exc.message),

@@ -78,12 +78,21 @@ async def exercise(client: Client, settings: Settings) -> None:
     assert "no chunk" in message
     message = error_text(await client.call_tool("cypher", {"statement": "RETURN 1"}))
     assert "Neo4j" in message  # the embedded backend has no Cypher: said in one line
+    # a collection (or any argument) a tool does not read is refused, never dropped
+    message = error_text(
+        await client.call_tool("cypher", {"statement": "RETURN 1", "collection": "default"})
+    )
+    assert "takes no collection argument" in message and "reads no collection" in message
+    message = error_text(await client.call_tool("status", {"colection": "default"}))
+    assert "takes no colection argument" in message and "collection" in message
 
 
 def test_stdio_with_the_sdk_client(settings: Settings) -> None:
     env = {
         "NEORAG_BACKEND": "embedded",
         "NEORAG_DATA_DIR": str(settings.data_dir),
+        # keys guard HTTP only: the stdio user has full rights (cypher is let through)
+        "NEORAG_API__KEYS": "stdio-reader-key:read",
         "PATH": os.environ["PATH"],
         "HOME": os.environ.get("HOME", "/tmp"),
     }
