@@ -32,6 +32,8 @@ import threading
 import time
 from pathlib import Path
 
+from bench.json_out import emit
+
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 PROC = Path("/proc")
@@ -257,11 +259,7 @@ def main() -> None:
         "baseline": base,
         "results": results,
     }
-    text = json.dumps(report, indent=2)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
-    print(text)
+    emit(report, args.out)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ evaluation harness's cache (NEORAG_DATA_DIR), so a warm run does not re-index.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
+from bench.json_out import emit  # noqa: E402
 from graph.base import GraphStore  # noqa: E402 - after the path set-up
 from graph.config import AlgorithmConfig  # noqa: E402
 
@@ -112,11 +112,7 @@ def main() -> None:
         }
         print(f"[ppr] {backend}: {report[backend]}", file=sys.stderr)
     report["command"] = " ".join(["python", "-m", "bench", "ppr", *sys.argv[1:]])
-    text = json.dumps(report, indent=2)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
-    print(text)
+    emit(report, args.out)
 
 
 if __name__ == "__main__":
