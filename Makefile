@@ -81,7 +81,7 @@ test: install neo4j-assemble browser-deps
 # The inner loop: lint, then the tests that need no Neo4j, no browser, no model load and no
 # dataset slice (make test runs everything).
 check: lint
-	NEORAG_SKIP_NEO4J=1 $(PY) -m pytest -q -m "not neo4j and not slow and not browser and not faults"
+	NEORAG_SKIP_NEO4J=1 $(PY) -m pytest -q -n 2 --dist loadfile -m "not neo4j and not slow and not browser and not faults"
 
 lint: install
 	$(PY) -m ruff check .
