@@ -25,6 +25,7 @@ from ingest.loaders.types import (
     UNREADABLE,
     UNSUPPORTED,
     LoadedDocument,
+    Section,
     SkippedFile,
     UnchangedFile,
     make_document,
@@ -235,32 +236,34 @@ def _load_file(
         text = normalize_text(decoded)
         if kind == "markdown":
             title, sections = parse_markdown(text, path.stem)
-        elif kind == "html":
-            try:
-                title, sections = parse_html(text, path.stem)
-            except RecursionError:
-                yield SkippedFile(source, "HTML nested too deeply to parse", INVALID)
+        elif kind in _MARKUP:
+            parsed = _parse_markup(kind, text, path.stem)
+            if isinstance(parsed, str):
+                yield SkippedFile(source, parsed, INVALID)
                 return
-            except Exception as exc:  # html.parser rejects some markup outright
-                reason = f"could not parse HTML ({type(exc).__name__})"
-                yield SkippedFile(source, reason, INVALID)
-                return
-        elif kind == "rst":
-            try:
-                title, sections = parse_rst(text, path.stem)
-            except RecursionError:
-                yield SkippedFile(source, "reStructuredText nested too deeply to parse", INVALID)
-                return
-            except Exception as exc:  # docutils on input it cannot handle
-                reason = f"could not parse reStructuredText ({type(exc).__name__})"
-                yield SkippedFile(source, reason, INVALID)
-                return
+            title, sections = parsed
         else:
             title, sections = path.stem, [plain_section((), text)]
     if not sections:
         yield SkippedFile(source, "no text content", EMPTY)
         return
     yield make_document(doc_id, source, title, sections), source
+
+
+_MARKUP = {"html": ("HTML", parse_html), "rst": ("reStructuredText", parse_rst)}
+
+
+def _parse_markup(kind: str, text: str, stem: str) -> tuple[str, list[Section]] | str:
+    """(title, sections) from a markup parser, or why it could not parse: one parser's
+    failure is one file's skip, never the ingest's (html.parser and docutils reject some
+    input outright, and deep nesting exhausts the stack)."""
+    name, parse = _MARKUP[kind]
+    try:
+        return parse(text, stem)
+    except RecursionError:
+        return f"{name} nested too deeply to parse"
+    except Exception as exc:
+        return f"could not parse {name} ({type(exc).__name__})"
 
 
 def within(path: Path, roots: Sequence[Path]) -> bool:
