@@ -45,8 +45,13 @@ def friendly(fn: F) -> F:
             err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
         except KeyboardInterrupt:
+            # The command's own cleanup has run (stores closed, workers stopped) and what
+            # it wrote is crash-safe; the interpreter's teardown of torch and spaCy would
+            # add a second or more before the shell gets its prompt back.
             err.print("interrupted")
-            raise typer.Exit(130) from None
+            err.file.flush()
+            sys.stdout.flush()
+            os._exit(130)
         except OSError as exc:
             if exc.errno not in _NO_SPACE:
                 raise
