@@ -36,10 +36,10 @@ from graph.base import GraphStore
 from graph.dense import DenseIndex
 from graph.errors import EmptyIndex
 from graph.lexical import LexicalIndex
-from ingest.embed import Embedder, shared_embedder
 from ingest.indexes import SearchIndexes
 from ingest.model_stamp import EmbeddingModelMismatch, check_query_model
-from ingest.runner import DERIVED_KEY, corpus_fingerprint
+from ingest.published import DERIVED_KEY, corpus_fingerprint
+from ingest.query_model import QueryModel, shared_query_model
 from ingest.tokens import Analyzer
 
 T = TypeVar("T")
@@ -76,24 +76,24 @@ class Engine:
             raise
 
     @cached_property
-    def embedder(self) -> Embedder:
+    def query_model(self) -> QueryModel:
+        """The embedding model's query side: its ONNX export unless `query_encoder` is
+        `torch` (or the model does not export); loading it never imports PyTorch."""
         m = self.settings.ingest.models
-        embedder = shared_embedder(m.embedding_model, m.embedding_batch_size)
-        if len(self.dense) and embedder.dimension != self.dense.dim:
+        model = shared_query_model(m, torch=self.settings.retrieval.query_encoder == "torch")
+        if len(self.dense) and model.dimension != self.dense.dim:
             raise EmbeddingModelMismatch(
                 f"collection {self.store.collection!r} holds {self.dense.dim}-dimensional "
-                f"vectors but {m.embedding_model} makes {embedder.dimension}: run "
+                f"vectors but {m.embedding_model} makes {model.dimension}: run "
                 "`neorag ingest` on its documents with this model"
             )
-        return embedder
+        return model
 
     def encode_queries(self, texts: list[str], *, int8: bool = False) -> np.ndarray:
         """Query-time embeddings (questions, hop expansions, evidence sentences); `int8`
         asks for the int8 export whatever `query_encoder` says, unless that is PyTorch."""
         encoder = self.settings.retrieval.query_encoder
-        return self.embedder.encode_queries(
-            texts, onnx=encoder != "torch", int8=int8 or encoder == "onnx-int8"
-        )
+        return self.query_model.encode(texts, int8=int8 or encoder == "onnx-int8")
 
     @property
     def version(self) -> str | None:
@@ -181,7 +181,7 @@ class Engine:
         and this version's dense, lexical, title and vocabulary tables even if another
         thread refreshes meanwhile. Each concurrent request retrieves through its own view,
         so it never mixes two index versions."""
-        self.embedder  # noqa: B018 - load the model once here, not once per view
+        self.query_model  # noqa: B018 - load the model once here, not once per view
         with self._lock:
             return copy.copy(self)
 

@@ -11,11 +11,13 @@ The API key comes from the environment and is never logged or shown in errors.
 from __future__ import annotations
 
 from functools import lru_cache
-
-from langchain_core.language_models.chat_models import BaseChatModel
+from typing import TYPE_CHECKING
 
 from app.settings import LlmConfig, Settings
 from graph.errors import NeoragError
+
+if TYPE_CHECKING:  # langchain loads in 0.4 s: only when a chat model is configured
+    from langchain_core.language_models.chat_models import BaseChatModel
 
 DEFAULT_URLS = {"ollama": "http://127.0.0.1:11434", "openai": "https://api.openai.com/v1"}
 NO_KEY = "none"  # local OpenAI-compatible servers ignore the key but the client wants one

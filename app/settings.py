@@ -126,6 +126,18 @@ class ApiConfig(BaseModel):
     root_path: str = Field(
         "", description="the path prefix a reverse proxy serves the API under, e.g. `/neorag`"
     )
+    url: str = Field(
+        "",
+        description="a running `neorag api` that `neorag ask` sends its questions to, e.g. "
+        "`http://127.0.0.1:8000` (its models are loaded: no process start); empty: answer "
+        "in the command's own process",
+    )
+    client_key: SecretStr = Field(
+        SecretStr(""), description="the key `neorag ask` sends to `url` when its routes need one"
+    )
+    client_timeout: float = Field(
+        120.0, gt=0, description="seconds `neorag ask` waits for the API at `url`"
+    )
     cors_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="browser origins allowed to call the API, comma-separated; none unless named",

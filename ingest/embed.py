@@ -19,8 +19,6 @@ from pathlib import Path
 import numpy as np
 
 from graph.errors import NeoragError
-from ingest import threads
-from ingest.query_encoder import OnnxQueryEncoder
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -144,11 +142,10 @@ class Embedder:
         self._model = SentenceTransformer(resolve_model_path(model), device=device)
         self._tokenizer = self._model.tokenizer
         self._lock = threading.Lock()
-        # Every use of the one tokenizer (bulk encoding, token counts, the ONNX query
-        # encoder) holds this lock: its padding/truncation state is not thread-safe.
+        # Every use of the one tokenizer (bulk encoding, token counts) holds this lock:
+        # its padding/truncation state is not thread-safe.
         self.tokenizer_lock = threading.Lock()
         self.dimension = int(self._model.get_embedding_dimension() or 0)
-        self._onnx: dict[bool, OnnxQueryEncoder | None] = {}  # by int8
 
     def encode(
         self, texts: Sequence[str], progress: Callable[[int], None] | None = None
@@ -173,31 +170,6 @@ class Embedder:
                 if progress:
                     progress(len(idx))
         return out
-
-    def encode_queries(
-        self, texts: Sequence[str], *, onnx: bool = True, int8: bool = False
-    ) -> np.ndarray:
-        """Query-time encoding (a question, its hop expansions, a few sentences): through
-        onnxruntime when `onnx` and the model exports (its MatMuls in int8 with `int8`),
-        else the PyTorch path."""
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        fast = self.query_encoder(int8) if onnx else None
-        return fast.encode(texts) if fast is not None else self.encode(texts)
-
-    def query_encoder(self, int8: bool = False) -> OnnxQueryEncoder | None:
-        """The ONNX export (built on first use, once per process), or None when the model
-        does not export."""
-        if int8 not in self._onnx:
-            with self._lock:
-                if int8 not in self._onnx:
-                    self._onnx[int8] = OnnxQueryEncoder.try_build(
-                        self._model,
-                        threads.budget(),
-                        tokenizer_lock=self.tokenizer_lock,
-                        int8=int8,
-                    )
-        return self._onnx[int8]
 
     def count_tokens(self, text: str) -> int:
         with self.tokenizer_lock:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from graph.types import EntityMention
+from ingest import spacy_models
 
 _WH = {
     "PERSON": "who",
@@ -65,9 +66,7 @@ class TextAnalysis:
 
 @cache
 def _nlp(model: str):
-    import spacy
-
-    return spacy.load(
+    return spacy_models.load(
         model, exclude=["parser", "tagger", "lemmatizer", "attribute_ruler", "senter"]
     )
 

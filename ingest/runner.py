@@ -36,7 +36,6 @@ from graph.types import ChunkRecord, DocumentRecord, GraphDelta
 from ingest.analytics_refresh import refresh_analytics
 from ingest.chunkers import chunk_document, chunk_id
 from ingest.config import IngestConfig
-from ingest.edges import EDGE_BUILDER_VERSION
 from ingest.edges.journal import JournalWriter
 from ingest.edges.maintain import pending, refresh_chunk_edges
 from ingest.edges.workspace import FILE_NAME as WORKSPACE_FILE
@@ -55,12 +54,13 @@ from ingest.model_stamp import (
 )
 from ingest.models import IngestModels
 from ingest.parallel import build_batches, vector_dimension
+from ingest.published import DERIVED_KEY, corpus_fingerprint
+from ingest.query_model import ensure_export
 from ingest.report import CHUNKS_EMBEDDED, IngestReport, NoProgress, Progress, Skip, timed
 from ingest.scan_cache import FILE_NAME, ScanCache, cache_key
 from ingest.token_graph import cooccurrence_delta
 from ingest.tokens import Analyzer
 
-DERIVED_KEY = "derived_for"
 INDEX_STAGES = ("chunk", "analyze", "embed", "write")
 ANALYSIS_SLICE = 16  # chunks per NER call: about a second on one core
 
@@ -79,20 +79,12 @@ def config_fingerprint(cfg: IngestConfig) -> str:
     relevant = cfg.model_dump(include={"chunking", "tokens", "models"}, mode="json")
     # The model by what it is, not how it is named (a folder's contents, not its path).
     relevant["models"]["embedding_model"] = model_identity(cfg.models.embedding_model)
+    del relevant["models"]["cache_dir"]  # where exports are kept says nothing of the chunks
     return hashlib.sha256(json.dumps(relevant, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def document_hash(doc: LoadedDocument, cfg_fp: str) -> str:
     return hashlib.sha256(f"{doc.content_hash}:{cfg_fp}".encode()).hexdigest()
-
-
-def corpus_fingerprint(docs: dict[str, DocumentRecord], cfg: IngestConfig) -> str:
-    h = hashlib.sha256()
-    for doc_id in sorted(docs):
-        h.update(f"{doc_id}\0{docs[doc_id].content_hash}\n".encode())
-    h.update(json.dumps(cfg.edges.model_dump(mode="json"), sort_keys=True).encode())
-    h.update(f"edges-v{EDGE_BUILDER_VERSION}".encode())
-    return h.hexdigest()[:24]
 
 
 def _linked_key(root: Path) -> str:
@@ -342,6 +334,10 @@ def run_ingest(
             models = models or IngestModels(cfg.models, cfg.device)
             dimension = models.embedder.dimension
         write_stamp(store, ModelStamp.configured(cfg.models, dimension))
+        # The query side's export, made while the model is at hand (once per model), so
+        # the first question after this ingest does not load PyTorch for it.
+        models = models or IngestModels(cfg.models, cfg.device)
+        ensure_export(cfg.models, lambda: models.embedder)
 
     if linked != before:
         store.set_meta(_linked_key(root), json.dumps(linked))

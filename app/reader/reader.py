@@ -31,6 +31,7 @@ from app.reader.question import AnswerKind, QuestionAnalysis, analyse, in_contex
 from app.reader.scoring import Scored, score_spans
 from app.reader.shared import prefer_shared
 from app.reader.spans import MAX_WORDS
+from ingest import spacy_models
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -53,11 +54,19 @@ class Reading:
     how: str = ""
 
 
-@cache
-def _pipeline(model: str) -> Language:
-    import spacy
+_LOADING = threading.Lock()
 
-    return spacy.load(model)
+
+def _pipeline(model: str) -> Language:
+    """The shared pipeline; loaded once even when a prefetch thread and a request ask for
+    it at the same time (app/service.py loads it while the retrieval runs)."""
+    with _LOADING:
+        return _loaded(model)
+
+
+@cache
+def _loaded(model: str) -> Language:
+    return spacy_models.load(model)
 
 
 @cache

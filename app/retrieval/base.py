@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from graph.base import GraphStore
     from graph.dense import DenseIndex
     from graph.lexical import LexicalIndex
-    from ingest.embed import Embedder
+    from ingest.query_model import QueryModel
     from ingest.tokens import Analyzer
 
 T = TypeVar("T")
@@ -54,7 +54,7 @@ class RetrievalContext(Protocol):
     indexed: frozenset[str]
 
     @property
-    def embedder(self) -> Embedder: ...
+    def query_model(self) -> QueryModel: ...
 
     def encode_queries(self, texts: list[str], *, int8: bool = False) -> np.ndarray: ...
 

@@ -114,7 +114,7 @@ class ChainWriter:
                 steps.append(f"—{'+'.join(label[:LABELS_SHOWN])}→ {_name(views[node])}")
             quotes = " → ".join(f'"{evidence[c]}"' for c in nodes)
             chain = f"{' '.join(steps)}: {quotes}"
-            cost = self.engine.embedder.count_tokens(chain)
+            cost = self.engine.query_model.count_tokens(chain)
             if chain in chains or used + cost > budget:
                 continue
             chains.append(chain)

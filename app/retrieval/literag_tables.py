@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graph.types import RELATED
-from ingest.runner import DERIVED_KEY
+from ingest.published import DERIVED_KEY
 
 if TYPE_CHECKING:
     from app.retrieval.base import RetrievalContext

@@ -27,4 +27,8 @@ SUITES: dict[str, tuple[str, str]] = {
     "load": ("bench.suites.load", "concurrent clients on the HTTP API, also during a re-ingest"),
     "reader": ("bench.suites.reader", "the reader's answers as one span weight varies"),
     "capacity": ("bench.suites.capacity", "what N chunks need, extrapolated from the scale runs"),
+    "cli": (
+        "bench.suites.cli",
+        "`neorag ask` from the shell, cold and through the API, against --help",
+    ),
 }

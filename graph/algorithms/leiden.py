@@ -11,13 +11,16 @@ repeated runs on the same matrix give identical labels.
 
 from __future__ import annotations
 
-import igraph as ig
-import leidenalg
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy import sparse
 
 from graph.algorithms.ppr import as_adjacency
 from graph.config import AlgorithmConfig
+
+if TYPE_CHECKING:
+    import igraph as ig
 
 
 def modularity(
@@ -41,6 +44,8 @@ def modularity(
 
 
 def _to_igraph(a: sparse.csr_matrix) -> ig.Graph:
+    import igraph as ig  # with matplotlib, 0.35 s: only where communities are computed
+
     """Each unordered pair once; a diagonal entry becomes a loop of half its weight, because
     igraph counts a loop twice in a node's strength and the matrix counts it once."""
     upper = sparse.triu(a, k=0).tocoo()
@@ -84,6 +89,8 @@ def leiden(
     total_weight = float(a.sum()) / 2.0
     if total_weight <= 0.0:
         return np.arange(n, dtype=np.int64), 0.0
+
+    import leidenalg
 
     partition = leidenalg.RBConfigurationVertexPartition(
         _to_igraph(a), weights="weight", resolution_parameter=float(cfg.leiden_gamma)

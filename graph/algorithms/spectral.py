@@ -19,9 +19,7 @@ import contextlib
 from collections.abc import Iterator
 
 import numpy as np
-from scipy import linalg, sparse
-from scipy.sparse import csgraph
-from scipy.sparse.linalg import LinearOperator, eigsh
+from scipy import sparse
 
 from graph.algorithms.ppr import as_adjacency
 
@@ -64,7 +62,13 @@ def _trivial_basis(degree: np.ndarray, comp: np.ndarray, n_comp: int) -> np.ndar
     return basis / np.linalg.norm(basis, axis=0, keepdims=True)
 
 
+# scipy.linalg, csgraph and ARPACK are imported where they are used: they load in 0.1 s,
+# and a process that only answers questions imports this module without calling it.
+
+
 def _smallest_dense(lap: sparse.csr_matrix, basis: np.ndarray, k: int) -> np.ndarray:
+    from scipy import linalg
+
     dense = lap.toarray() + _DEFLATE_TO * (basis @ basis.T)
     # Only the k smallest pairs: bisection + inverse iteration beats a full decomposition.
     try:
@@ -76,6 +80,8 @@ def _smallest_dense(lap: sparse.csr_matrix, basis: np.ndarray, k: int) -> np.nda
 
 
 def _smallest_sparse(lap: sparse.csr_matrix, basis: np.ndarray, k: int) -> np.ndarray:
+    from scipy.sparse.linalg import LinearOperator, eigsh
+
     m = lap.shape[0]
     deflated = LinearOperator(
         (m, m),
@@ -113,6 +119,8 @@ def spectral_coordinates(
     active = np.flatnonzero(degree > 0.0)
     if dim == 0 or active.size == 0:
         return out
+
+    from scipy.sparse import csgraph
 
     sub = a[active][:, active]
     deg = degree[active]

@@ -161,7 +161,7 @@ def test_ranking_is_long_sorted_and_unique(index: Index) -> None:
 
 
 def test_chains_respect_the_token_budget(index: Index) -> None:
-    count = index.engine.embedder.count_tokens
+    count = index.engine.query_model.count_tokens
     full = index.retriever.retrieve(TWO_HOP)
     assert sum(count(c) for c in full.chains) <= 2000
     tight = index.engine.settings.retrieval.model_copy(deep=True)

@@ -212,14 +212,14 @@ def test_int8_hop_encoder_finds_both_hops(settings: Settings) -> None:
     tuned = with_overrides(settings, {"retrieval.tigrag.hop_encoder": "int8"})
     engine = Engine(tuned)
     try:
-        engine.embedder._onnx.pop(True, None)  # the process shares its embedders
+        model = engine.query_model
+        model._int8 = None  # the process shares its query models
         result = engine.retriever("tigrag").retrieve(QUESTION, top_k=5)
         assert {"p4", "p5"} <= set(names(result.doc_ranking()[:5]))
         assert any(h["entities"] for h in result.trace.hops)
-        built = engine.embedder._onnx
-        assert built.get(True) is not None, "the hops went through the int8 export"
+        assert model._int8 is not None, "the hops went through the int8 export"
         question = engine.encode_queries([QUESTION])[0]
-        float_vector = engine.embedder.encode_queries([QUESTION])[0]
+        float_vector = model.encode([QUESTION])[0]
         assert np.array_equal(question, float_vector)
     finally:
         engine.close()

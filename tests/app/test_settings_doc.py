@@ -41,6 +41,8 @@ def _another_value(row: settings_doc.Row) -> tuple[str, object] | None:
         return str(other), other
     if kind is bool:
         return str(not default).lower(), not default
+    if kind == Path | None:
+        return "/tmp/probe", Path("/tmp/probe")
     if kind in (int, float) or default is None:
         step = 1 if kind is int or default is None else 0.01
         upper = [getattr(m, "le", None) or getattr(m, "lt", None) for m in field.metadata]

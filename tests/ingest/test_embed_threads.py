@@ -1,7 +1,8 @@
 """The shared tokenizer is used only under its lock. Its padding/truncation state is not
 thread-safe (two threads at once produce `ValueError: setting an array element with a
 sequence`, about once in thousands of calls), so the invariant is checked directly: every
-call through the query encoder and the token counter holds `Embedder.tokenizer_lock`."""
+call through the bulk encoder and the token counter holds `Embedder.tokenizer_lock`. (The
+query model runs its own tokenizers, configured once: tests/ingest/test_query_encoder.py.)"""
 
 from __future__ import annotations
 
@@ -24,20 +25,13 @@ class _Watched:
 
 def test_every_tokenizer_call_holds_the_lock() -> None:
     emb = shared_embedder("all-MiniLM-L6-v2")
-    emb.encode_queries(["build the ONNX encoder first"])
-    fast = emb.query_encoder()
-    assert fast is not None and fast._tokenizer_lock is emb.tokenizer_lock
     watched = _Watched(emb._tokenizer, emb.tokenizer_lock)
-    original = (emb._tokenizer, fast._tokenizer)
-    emb._tokenizer = fast._tokenizer = watched
+    original = emb._tokenizer
+    emb._tokenizer = watched
     try:
         texts = [" ".join(["river"] * n) for n in range(1, 9)]
         with ThreadPoolExecutor(4) as pool:
-            list(
-                pool.map(
-                    lambda t: (emb.encode_queries([t, t + " sea"]), emb.count_tokens(t)), texts * 4
-                )
-            )
+            list(pool.map(lambda t: (emb.encode([t, t + " sea"]), emb.count_tokens(t)), texts * 4))
     finally:
-        emb._tokenizer, fast._tokenizer = original
-    assert len(watched.held) == 64 and all(watched.held)
+        emb._tokenizer = original
+    assert len(watched.held) == 32 and all(watched.held)

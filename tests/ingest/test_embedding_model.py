@@ -254,19 +254,30 @@ def test_documents_from_other_paths_are_re_embedded(
 
 @pytest.mark.slow
 def test_the_onnx_query_encoder_exports_mpnet_and_steps_aside_for_a_dense_head(
-    model_dirs: dict[str, Path],
+    model_dirs: dict[str, Path], tmp_path: Path
 ) -> None:
+    from ingest.config import ModelConfig
+    from ingest.query_model import OnnxQueryModel, TorchQueryModel, shared_query_model
+
     texts = ["Who drummed for Toto?", "  spaced  ", "x", "word " * 300]
+    cache = tmp_path / "models"
     mpnet = shared_embedder(str(model_dirs["mpnet"]))
-    fast = mpnet.encode_queries(texts)
-    assert mpnet.query_encoder() is not None, "a mean-pooled MPNet must export"
+    query = shared_query_model(
+        ModelConfig(embedding_model=str(model_dirs["mpnet"]), cache_dir=cache)
+    )
+    assert isinstance(query, OnnxQueryModel), "a mean-pooled MPNet must export"
+    fast = query.encode(texts)
     assert fast.shape == (len(texts), 32)
     assert np.abs(fast - mpnet.encode(texts)).max() < 1e-5
+    assert all(query.count_tokens(t) == mpnet.count_tokens(t) for t in texts)
 
     projected = shared_embedder(str(model_dirs["projected"]))
-    vectors = projected.encode_queries(texts)
-    assert projected.query_encoder() is None  # a Dense head is not exported: PyTorch answers
-    assert np.array_equal(vectors, projected.encode(texts))
+    cfg = ModelConfig(embedding_model=str(model_dirs["projected"]), cache_dir=cache)
+    stepped_aside = shared_query_model(cfg)
+    # A Dense head is not exported: PyTorch answers, and the cache records it.
+    assert isinstance(stepped_aside, TorchQueryModel)
+    assert np.array_equal(stepped_aside.encode(texts), projected.encode(texts))
+    assert len(list(cache.iterdir())) == 2
 
 
 @pytest.mark.slow
