@@ -344,6 +344,36 @@ def load(figures: Figures) -> str:
     return grid(header, rows) + "\n\n" + "\n".join(f"- {s}" for s in sources)
 
 
+def cli(figures: Figures) -> str:
+    """`neorag ask` from the shell: cold, through a running API, and `--help` beside them."""
+    report = figures.get("cli-ask")
+    header = ["route", "runs", "p50 s", "p95 s", "min s", "max s", "× --help p50", "× --help p95"]
+    header += ["questions/s", "peak RSS MiB"]
+    labels = {
+        "help": "`neorag --help`",
+        "cold": "`neorag ask` (a new process)",
+        "api": "`neorag ask` with `NEORAG_API__URL`",
+    }
+    rows = []
+    for key, label in labels.items():
+        r = report[key]
+        rows.append(
+            [
+                label,
+                str(r["runs"]),
+                rounded(r["wall_s_p50"], 2),
+                rounded(r["wall_s_p95"], 2),
+                rounded(r["wall_s_min"], 2),
+                rounded(r["wall_s_max"], 2),
+                rounded(r.get("ratio_to_help_p50", 1.0), 2),
+                rounded(r.get("ratio_to_help_p95", 1.0), 2),
+                rounded(r["questions_per_s"], 2),
+                rounded(r["peak_rss_mb_p50"]),
+            ]
+        )
+    return grid(header, rows) + "\n\n" + provenance("cli-ask", report)
+
+
 FINDINGS = REPO / "bench" / "findings.json"
 
 
@@ -373,5 +403,6 @@ SECTIONS: dict[str, Callable[[Figures], str]] = {
     "ppr": ppr,
     "scale": scale,
     "load": load,
+    "cli": cli,
     "findings-files": findings_files,
 }

@@ -29,6 +29,6 @@ SUITES: dict[str, tuple[str, str]] = {
     "capacity": ("bench.suites.capacity", "what N chunks need, extrapolated from the scale runs"),
     "cli": (
         "bench.suites.cli",
-        "`neorag ask` from the shell, cold and through the API, against --help",
+        "`neorag ask` from the shell, cold and via the API, against --help",
     ),
 }

@@ -3,6 +3,7 @@
     python -m bench capacity            # needs NEO4J_URI/NEO4J_PASSWORD for GDS
     python -m bench capacity --chunks 1000000,10000000
     python -m bench capacity --token-graph eval-2wiki-dev   # one collection's token graph
+    python -m bench capacity --files eval-2wiki-dev         # where its bytes on disk go
 
 Inputs are the measured sizes in bench/out/scale-*.json (and bench/out/ingest-2wiki-dev.json):
 graph counts (tokens, CO_OCCURS, RELATED), store size, ingest and embedding seconds. Each
@@ -16,6 +17,11 @@ per chunk (a scale run's CPU seconds over the two cores: those runs shared the m
 without embedding, the largest share the embedding-only baseline does not explain: what a
 GPU that embedded for free would leave. Output: bench/out/capacity.json
 and a Markdown table.
+
+`--files COLLECTION` reads one collection's folder instead: every file by size and, inside
+each SQLite file, the bytes of each table and index (SQLite's page accounting, `dbstat`),
+also per chunk, so the largest parts of the bytes per chunk are named before any is
+changed (on Neo4j only the index files are local). Output: bench/out/files-COLLECTION.json.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -178,6 +185,71 @@ def token_graph(collection: str, backend: str | None, out: Path | None) -> None:
     emit(result, out or OUT / f"token-graph-{collection.removeprefix('eval-')}.json")
 
 
+def sqlite_objects(path: Path) -> list[dict[str, Any]]:
+    """Each table and index of one SQLite file with its bytes (pages × page size)."""
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        rows = con.execute(
+            "SELECT name, SUM(pgsize) AS bytes, SUM(ncell) AS cells FROM dbstat "
+            "GROUP BY name ORDER BY bytes DESC"
+        ).fetchall()
+        kinds = dict(con.execute("SELECT name, type FROM sqlite_master").fetchall())
+    finally:
+        con.close()
+    return [
+        {"name": name, "type": kinds.get(name, "internal"), "bytes": int(size), "cells": int(cells)}
+        for name, size, cells in rows
+    ]
+
+
+def measure(folder: Path, chunks: int) -> dict[str, Any]:
+    per = max(chunks, 1)
+    files = sorted((p for p in folder.rglob("*") if p.is_file()), key=lambda p: -p.stat().st_size)
+    total = sum(p.stat().st_size for p in files)
+    out_files = []
+    for path in files:
+        size = path.stat().st_size
+        entry: dict[str, Any] = {
+            "path": path.relative_to(folder).as_posix(),
+            "bytes": size,
+            "bytes_per_chunk": round(size / per, 1),
+            "share": round(size / max(total, 1), 4),
+        }
+        if path.suffix == ".sqlite":
+            objects = sqlite_objects(path)
+            for o in objects:
+                o["bytes_per_chunk"] = round(o["bytes"] / per, 1)
+            entry["objects"] = objects
+        out_files.append(entry)
+    return {
+        "chunks": chunks,
+        "total_bytes": total,
+        "bytes_per_chunk": round(total / per, 1),
+        "files": out_files,
+    }
+
+
+def files(collection: str, backend: str | None, out: Path | None) -> None:
+    """`--files COLLECTION`: where one collection's bytes on disk go."""
+    from app.services import open_store
+    from app.settings import load_settings
+    from bench.json_out import emit
+
+    settings = load_settings()
+    if backend:
+        settings = settings.model_copy(update={"backend": backend})
+    settings = settings.for_collection(collection)
+    with open_store(settings) as store:
+        chunks = store.status().chunks
+    result = {
+        "collection": collection,
+        "backend": settings.backend,
+        **measure(settings.collection_dir, chunks),
+        "command": " ".join(["python -m bench capacity", *sys.argv[1:]]),
+    }
+    emit(result, out or OUT / f"files-{collection.removeprefix('eval-')}.json")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chunks", default="1000000,10000000")
@@ -185,11 +257,17 @@ def main() -> None:
     parser.add_argument(
         "--token-graph", metavar="COLLECTION", help="only report this collection's token graph"
     )
-    parser.add_argument("--backend", help="with --token-graph: the store's backend")
-    parser.add_argument("--out", type=Path, help="with --token-graph: the JSON file")
+    parser.add_argument(
+        "--files", metavar="COLLECTION", help="only report where this collection's bytes go"
+    )
+    parser.add_argument("--backend", help="with --token-graph or --files: the store's backend")
+    parser.add_argument("--out", type=Path, help="with --token-graph or --files: the JSON file")
     args = parser.parse_args()
     if args.token_graph:
         token_graph(args.token_graph, args.backend, args.out)
+        return
+    if args.files:
+        files(args.files, args.backend, args.out)
         return
     counts = [int(x) for x in args.chunks.split(",")]
     store = None
