@@ -15,7 +15,7 @@ import pytest
 
 from ingest.config import ModelConfig
 from ingest.embed import shared_embedder
-from ingest.query_encoder import _mean_pooled, export_model
+from ingest.query_encoder import EncoderSpec, _mean_pooled, export_model
 from ingest.query_model import (
     SPEC,
     OnnxQueryModel,
@@ -195,3 +195,43 @@ def test_int8_encoder_stays_close_to_the_float_vectors(query: OnnxQueryModel) ->
     assert cosine.mean() >= 0.98, cosine
     assert not np.array_equal(quantized, exact)  # it is a different computation
     assert ((quantized @ exact.T).argmax(axis=1) == np.arange(len(TEXTS))).all()
+
+
+def test_an_ingest_leaves_the_export_for_the_first_question(tmp_path: Path, embedder) -> None:
+    from app.services import index_dir, store_path
+    from app.settings import Settings
+    from graph.embedded.store import EmbeddedStore
+    from ingest.runner import run_ingest
+    from tests.conftest import shared_models
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Kell\n\nMount Kell is the highest peak of the Grey Range.\n")
+    settings = Settings(backend="embedded", data_dir=tmp_path / "data")
+    settings.ingest.models.cache_dir = tmp_path / "models"
+    with EmbeddedStore(store_path(settings)) as store:
+        report = run_ingest(
+            docs,
+            store,
+            settings.ingest,
+            settings.algorithms,
+            index_dir(settings),
+            models=shared_models(),
+        )
+    assert report.ok and report.new
+    folder = export_folder(tmp_path / "models", "all-MiniLM-L6-v2")
+    assert isinstance(read_export(folder), EncoderSpec)
+
+
+def test_the_model_identity_names_the_export(tmp_path: Path) -> None:
+    """A model saved to a folder is keyed by its contents: another model there is another
+    export, the same model elsewhere the same one."""
+    first, second = tmp_path / "m1", tmp_path / "m2"
+    for folder, weights in ((first, b"weights-a"), (second, b"weights-b")):
+        folder.mkdir()
+        (folder / "config.json").write_text("{}")
+        (folder / "model.safetensors").write_bytes(weights)
+    cache = tmp_path / "cache"
+    assert export_folder(cache, str(first)) != export_folder(cache, str(second))
+    (second / "model.safetensors").write_bytes(b"weights-a")
+    assert export_folder(cache, str(first)) == export_folder(cache, str(second))
