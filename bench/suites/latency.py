@@ -14,6 +14,12 @@ commits in one sitting compare like with like (same digest: same rankings). Step
 overlap in time (TIGRAG encodes beside its PageRank; the default's parts run side by side
 on two cores), so their sum is not the total.
 
+`--warm-up` instead times what an engine does before its first answer, part by part: open
+the store and load the search indexes, load the query model, then each part of the mode
+warms what it derives (the bridge graph, the token graph, LiteRAG's tables), then the
+first and second questions; on an existing collection with `--data-dir`/`--collection`
+(→ bench/out/latency/warm-up-DATASET.json).
+
 `--encoders` instead runs `neorag eval DATASET --modes default` once per query-encoder
 setting (float: the shipped ONNX float encoder; hop-int8: TIGRAG's hop texts in int8;
 onnx-int8: every query-time encode in int8), one after the other, each to
@@ -130,6 +136,53 @@ def encoders(datasets: list[str], settings: list[str]) -> int:
     return run_all(runs, dry_run=False)
 
 
+def warm_up(mode: str, data_dir: Path | None, collection: str | None, questions: list[str]):
+    """Seconds of each step of an engine's start, in one fresh process (this one)."""
+    from app.engine import Engine
+    from app.settings import load_settings
+
+    overrides: dict = {}
+    if data_dir is not None:
+        overrides["data_dir"] = data_dir
+    if collection is not None:
+        overrides["collection"] = collection
+    settings = load_settings(**overrides)
+    steps: dict[str, float] = {}
+    t0 = time.perf_counter()
+    engine = Engine(settings)
+    steps["open store and indexes"] = time.perf_counter() - t0
+    try:
+        t = time.perf_counter()
+        engine.query_model  # noqa: B018 - the load is what is timed
+        steps["query model"] = time.perf_counter() - t
+        retriever = engine.retriever(mode)
+        parts = getattr(retriever, "parts", lambda: ())()
+        for name in parts or (mode,):
+            part = retriever._part(name) if parts else retriever
+            t = time.perf_counter()
+            part.warm()
+            steps[f"warm {name}"] = time.perf_counter() - t
+        t = time.perf_counter()
+        engine.settle()
+        steps["settle"] = time.perf_counter() - t
+        for n, question in enumerate(questions[:2], start=1):
+            t = time.perf_counter()
+            retriever.retrieve(question)
+            steps[f"question {n}"] = time.perf_counter() - t
+        chunks = len(engine.dense)
+    finally:
+        engine.close()
+    return {
+        "mode": mode,
+        "backend": settings.backend,
+        "collection": settings.collection,
+        "chunks": chunks,
+        "seconds": {k: round(v, 3) for k, v in steps.items()},
+        "warm_up_seconds": round(sum(v for k, v in steps.items() if "question" not in k), 3),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", nargs="+", help="a dataset folder (several with --encoders)")
@@ -143,6 +196,7 @@ def main() -> int:
         help="an existing collection under --data-dir to ask instead of the dataset's own "
         "evaluation index (a scale benchmark's store: its rankings use that corpus's ids)",
     )
+    parser.add_argument("--warm-up", action="store_true", help="time an engine's start instead")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     if args.encoders:
@@ -150,6 +204,12 @@ def main() -> int:
     from bench.suites.recall import OUT, locate
 
     dataset = locate(args.dataset[0])
+    if args.warm_up:
+        lines = (dataset / "questions.jsonl").read_text().splitlines()
+        questions = [json.loads(line)["question"] for line in lines[:2]]
+        out = args.out or OUT / "latency" / f"warm-up-{dataset.name}.json"
+        emit(warm_up(args.mode, args.data_dir, args.collection, questions), out)
+        return 0
     out = args.out or OUT / "latency" / f"steps-{dataset.name}.json"
     emit(measure(dataset, args.mode, args.limit, args.data_dir, args.collection), out)
     return 0
