@@ -23,6 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from functools import cached_property
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
@@ -94,6 +95,11 @@ class Engine:
         asks for the int8 export whatever `query_encoder` says, unless that is PyTorch."""
         encoder = self.settings.retrieval.query_encoder
         return self.query_model.encode(texts, int8=int8 or encoder == "onnx-int8")
+
+    @property
+    def index_folder(self) -> Path:
+        """Where the collection's search-index files are (and what is derived from them)."""
+        return index_dir(self.settings)
 
     @property
     def version(self) -> str | None:

@@ -28,6 +28,8 @@ from graph.errors import NeoragError
 from graph.types import ChunkView
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from app.retrieval.links import TitleLinks
     from app.settings import Settings
     from graph.base import GraphStore
@@ -55,6 +57,12 @@ class RetrievalContext(Protocol):
 
     @property
     def query_model(self) -> QueryModel: ...
+
+    @property
+    def version(self) -> str | None: ...
+
+    @property
+    def index_folder(self) -> Path: ...
 
     def encode_queries(self, texts: list[str], *, int8: bool = False) -> np.ndarray: ...
 

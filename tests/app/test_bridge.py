@@ -471,3 +471,65 @@ def test_an_updated_graph_equals_a_fresh_build(tmp_path: Path, capitalised: bool
             graph = updated
     finally:
         engine.close()
+
+
+def _same_graph(a: BridgeGraph, b: BridgeGraph) -> None:
+    assert a.chunk_ids == b.chunk_ids and a.names == b.names
+    for got, want in ((a.mentions, b.mentions), (a.titles, b.titles)):
+        assert (got != want).nnz == 0 and got.has_sorted_indices
+        assert np.array_equal(got.indptr, want.indptr)
+        assert np.array_equal(got.indices, want.indices)
+    assert a.gives == b.gives and dict(a.givers) == dict(b.givers)
+    assert a.doc_titles == b.doc_titles and a.capitalised == b.capitalised
+    assert a.matcher.names == b.matcher.names and a.matcher._prefixes == b.matcher._prefixes
+
+
+def test_a_started_engine_loads_the_kept_graph_instead_of_building_it(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.retrieval import bridge_files
+    from app.retrieval import bridge_graph as module
+
+    built = bridge_graph(engine, 6, False)
+    path = bridge_files.graph_file(engine.index_folder, 6, False)
+    assert path.is_file()
+
+    def refuse(*args: object, **kwargs: object) -> BridgeGraph:
+        raise AssertionError("the graph was built again")
+
+    monkeypatch.setattr(module, "build_bridge_graph", refuse)
+    monkeypatch.setattr(module, "update_bridge_graph", refuse)
+    started = Engine(engine.settings)  # a new process's engine: nothing derived in memory
+    try:
+        _same_graph(bridge_graph(started, 6, False), built)
+        want = engine.retriever("bridge").retrieve(QUESTION).ranking
+        got = started.retriever("bridge").retrieve(QUESTION).ranking
+        assert [(s.chunk_id, round(s.score, 9)) for s in got] == [
+            (s.chunk_id, round(s.score, 9)) for s in want
+        ]
+    finally:
+        started.close()
+
+
+def test_a_kept_graph_of_another_version_is_derived_from_or_ignored_when_unreadable(
+    engine: Engine, tmp_path: Path
+) -> None:
+    from app.retrieval import bridge_files
+
+    fresh = bridge_graph(engine, 6, False)
+    path = bridge_files.graph_file(engine.index_folder, 6, False)
+    bridge_files.save_graph(path, fresh, "an earlier version", 6)
+    started = Engine(engine.settings)
+    try:  # derived from the kept graph by what changed (nothing): equal to a fresh build
+        _same_graph(bridge_graph(started, 6, False), fresh)
+        assert bridge_files.load_graph(path, 6, False)[0] == engine.version  # kept anew
+    finally:
+        started.close()
+    path.write_bytes(b"not a graph")
+    assert bridge_files.load_graph(path, 6, False) is None
+    assert bridge_files.load_graph(tmp_path / "missing.npz", 6, False) is None
+    started = Engine(engine.settings)
+    try:
+        _same_graph(bridge_graph(started, 6, False), fresh)
+    finally:
+        started.close()
