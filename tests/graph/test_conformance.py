@@ -368,9 +368,9 @@ def test_large_full_edge_rebuild_is_written_in_parts(store, monkeypatch) -> None
     from graph.types import ChunkEdgeChange
 
     if store.backend == "neo4j":
-        import graph.neo4j.store as neo4j_store
+        import graph.neo4j.store_writes as neo4j_writes
 
-        monkeypatch.setattr(neo4j_store, "FULL_EDGE_REBUILD_ROWS", 1)
+        monkeypatch.setattr(neo4j_writes, "FULL_EDGE_REBUILD_ROWS", 1)
     add(store, CORPUS)
     store.apply_chunk_edge_change(
         ChunkEdgeChange(

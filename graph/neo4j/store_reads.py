@@ -1,0 +1,207 @@
+"""The Neo4j store's reads: documents and chunks, neighbours, citations, entities and
+vectors, status, and the whole-graph views (term matrix, token graph, snapshot) analytics
+and tests read. Each is one named cypher/ query on a routed read.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+
+from graph.adjacency import token_adjacency
+from graph.base import TermMatrix
+from graph.neo4j.store_base import _Neo4jBase
+from graph.types import (
+    EDGE_KINDS,
+    RELATED,
+    ChunkEdge,
+    ChunkRecord,
+    ChunkView,
+    CommunityRecord,
+    DocumentRecord,
+    EntityMention,
+    GraphSnapshot,
+    StoreStatus,
+)
+
+_VECTOR_PROPS = ("embedding", "fastrp", "spectral")
+
+
+class _Neo4jReads(_Neo4jBase):
+    """Everything that reads the graph; none of it writes."""
+
+    # ---- ingest ----------------------------------------------------------------------
+    def documents(self) -> dict[str, DocumentRecord]:
+        return {
+            r["id"]: DocumentRecord(
+                r["id"], r["source"], r["title"], r["content_hash"], r["ingested_at"] or 0.0
+            )
+            for r in self.read("documents_all")
+        }
+
+    def chunk_tokens(self, doc_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        return {
+            r["id"]: tuple(r["tokens"] or ())
+            for r in self.read("chunk_tokens_of_documents", doc_ids=list(doc_ids))
+        }
+
+    def corpus(self) -> list[ChunkRecord]:
+        return [_chunk_record(r) for r in self.read("corpus_chunks")]
+
+    def document_chunks(self, doc_ids: Iterable[str]) -> list[ChunkRecord]:
+        rows = self.read("document_chunks", doc_ids=list(dict.fromkeys(doc_ids)))
+        return [_chunk_record(r) for r in rows]
+
+    def chunk_edge_states(self, ids: Sequence[str]) -> dict[str, str]:
+        rows = self.read("chunk_edge_states", ids=list(dict.fromkeys(ids)))
+        return {r["id"]: r["state"] for r in rows}
+
+    # ---- reads -----------------------------------------------------------------------
+    def status(self) -> StoreStatus:
+        row = self.read("status_counts")[0]
+        edges = {kind: int(row[kind.lower()]) for kind in (*EDGE_KINDS, RELATED)}
+        edges["CO_OCCURS"] = int(row["co_occurs"])
+        edges["HAS_TOKEN"] = int(row["has_token"])
+        edges["MENTIONS"] = int(row["mentions"])
+        return StoreStatus(
+            backend=self.backend,
+            documents=int(row["documents"]),
+            chunks=int(row["chunks"]),
+            tokens=int(row["tokens"]),
+            edges=edges,
+            communities=int(row["communities"]),
+            graph_version=self.graph_version(),
+        )
+
+    def chunk_count(self) -> int:
+        return int(self.read("chunk_count")[0]["chunks"])
+
+    def get_chunks(self, ids: Sequence[str]) -> list[ChunkView]:
+        rows = {r["id"]: r for r in self.read("get_chunks", ids=list(dict.fromkeys(ids)))}
+        return [
+            ChunkView(**_chunk_fields(r), community=r["community"], source=r["source"])
+            for i in ids
+            if (r := rows.get(i)) is not None
+        ]
+
+    def neighbours(self, ids: Sequence[str], kinds: Sequence[str] | None = None) -> list[ChunkEdge]:
+        rows = self.read(
+            "chunk_neighbours", ids=list(dict.fromkeys(ids)), kinds=list(kinds) if kinds else None
+        )
+        return [ChunkEdge(r["kind"], r["src"], r["dst"], float(r["weight"])) for r in rows]
+
+    def document_titles(self) -> dict[str, tuple[str, str]]:
+        return {r["doc_id"]: (r["title"], r["chunk_id"]) for r in self.read("document_titles")}
+
+    def chunk_entities(self, ids: Sequence[str] | None) -> dict[str, list[EntityMention]]:
+        rows = (
+            self.read("all_chunk_entities")
+            if ids is None
+            else self.read("chunk_entities", ids=list(dict.fromkeys(ids)))
+        )
+        out: dict[str, list[EntityMention]] = defaultdict(list)
+        for r in rows:
+            out[r["chunk"]].append(EntityMention(r["name"], r["label"], int(r["count"])))
+        return dict(out)
+
+    def citations_and_mentions(
+        self, ids: Sequence[str]
+    ) -> tuple[list[ChunkEdge], dict[str, list[EntityMention]]]:
+        rows = self.read("chunk_citations_and_mentions", ids=list(dict.fromkeys(ids)))
+        edges = {(e["src"], e["dst"]): float(e["weight"]) for r in rows for e in r["cites"]}
+        mentions: dict[str, list[EntityMention]] = {}
+        for r in rows:
+            if r["mentions"]:
+                ordered = sorted(r["mentions"], key=lambda m: m["key"])
+                mentions[r["chunk"]] = [
+                    EntityMention(m["name"], m["label"], int(m["count"])) for m in ordered
+                ]
+        cites = [ChunkEdge("CITES", src, dst, w) for (src, dst), w in edges.items()]
+        return cites, mentions
+
+    def chunk_vectors(self, prop: str, ids: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+        if prop not in _VECTOR_PROPS:
+            raise ValueError(f"unknown vector property {prop!r}")
+        rows = self.read("chunk_vectors", prop=prop, ids=None if ids is None else list(ids))
+        return {r["id"]: np.asarray(r["vector"], dtype=np.float32) for r in rows}
+
+    def term_matrix(self) -> TermMatrix:
+        chunk_ids = [r["id"] for r in self.read("all_chunk_ids")]
+        vocabulary = sorted(r["text"] for r in self.read("all_tokens"))
+        row = {c: i for i, c in enumerate(chunk_ids)}
+        col = {t: j for j, t in enumerate(vocabulary)}
+        triples = self.read("term_rows")
+        shape = (len(chunk_ids), len(vocabulary))
+        if not triples:
+            return TermMatrix(chunk_ids, vocabulary, sparse.csr_matrix(shape))
+        r = np.fromiter((row[t["chunk"]] for t in triples), np.int64, len(triples))
+        c = np.fromiter((col[t["token"]] for t in triples), np.int64, len(triples))
+        v = np.fromiter((t["tf"] for t in triples), np.float32, len(triples))
+        return TermMatrix(chunk_ids, vocabulary, sparse.csr_matrix((v, (r, c)), shape=shape))
+
+    def token_graph(self) -> tuple[list[str], sparse.csr_matrix]:
+        texts = sorted(r["text"] for r in self.read("all_tokens"))
+        return texts, token_adjacency(texts, self.read("cooccurs_rows"))
+
+    def related_edges(self) -> list[ChunkEdge]:
+        return [
+            ChunkEdge(RELATED, r["src"], r["dst"], float(r["weight"]))
+            for r in self.read("related_rows")
+        ]
+
+    def chunk_ids(self) -> list[str]:
+        return [r["id"] for r in self.read("all_chunk_ids")]
+
+    def communities(self) -> list[CommunityRecord]:
+        return [
+            CommunityRecord(r["id"], r["level"], r["size"], tuple(r["top_tokens"] or ()))
+            for r in self.read("communities")
+        ]
+
+    def snapshot(self) -> GraphSnapshot:
+        return GraphSnapshot(
+            documents={r["id"]: r["content_hash"] for r in self.read("snapshot_documents")},
+            chunks={r["id"]: (r["doc_id"], r["ordinal"]) for r in self.read("snapshot_chunks")},
+            tokens={r["text"]: r["df"] for r in self.read("all_tokens")},
+            has_token={(r["chunk"], r["token"]): r["tf"] for r in self.read("term_rows")},
+            cooccurs={(r["a"], r["b"]): r["weight"] for r in self.read("cooccurs_rows")},
+            entities={r["key"] for r in self.read("all_entity_keys")},
+            mentions={(r["chunk"], r["key"]): r["count"] for r in self.read("snapshot_mentions")},
+            chunk_edges={
+                (r["kind"], r["src"], r["dst"]): round(float(r["weight"]), 6)
+                for r in self.read("chunk_edge_rows")
+            },
+        )
+
+
+def _chunk_fields(r: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields every chunk row carries, as ChunkView and ChunkRecord name them."""
+    return {
+        "id": r["id"],
+        "doc_id": r["doc_id"],
+        "ordinal": r["ordinal"],
+        "title": r["title"],
+        "text": r["text"],
+        "section_path": tuple(r["section_path"] or ()),
+        "n_tokens": r["n_tokens"],
+    }
+
+
+def _chunk_record(r: Mapping[str, Any]) -> ChunkRecord:
+    """A corpus row as a ChunkRecord (tokens only when the query returned them)."""
+    emb = r["embedding"]
+    return ChunkRecord(
+        **_chunk_fields(r),
+        tokens=tuple(r.get("tokens") or ()),
+        embedding=None if emb is None else np.asarray(emb, dtype=np.float32),
+        links=tuple(r["links"] or ()),
+        questions=tuple(r["questions"] or ()),
+        entities=tuple(
+            EntityMention(name, label, int(n))
+            for name, label, n in sorted(r["entities"], key=lambda e: f"{e[1]}:{e[0].casefold()}")
+        ),
+    )
