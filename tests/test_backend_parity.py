@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from app.engine import Engine
-from app.retrieval.bridge_graph import bridge_graph
+from app.retrieval.bridge_files import bridge_graph
 from app.retrieval.hop_table import build_hop_table, hop_reads
 from app.services import index_dir, store_path
 from app.settings import Settings

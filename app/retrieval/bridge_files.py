@@ -1,5 +1,5 @@
-"""The bridge graph kept beside the search indexes, so an engine that starts loads it
-instead of building it.
+"""The bridge graph of an engine's published index (`bridge_graph`), kept beside the search
+indexes, so an engine that starts loads it instead of building it.
 
 Building the graph reads every chunk and matches every known name in it: 2.9 s of the
 4.4 s an engine needs before its first answer on 2wiki-dev's 7.5k chunks
@@ -20,15 +20,46 @@ import logging
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
 
-from app.retrieval.bridge_graph import BridgeGraph, NameMatcher
+from app.retrieval.bridge_graph import BridgeGraph, NameMatcher, make_graph
+
+if TYPE_CHECKING:
+    from app.retrieval.base import RetrievalContext
 
 log = logging.getLogger(__name__)
 
 FORMAT = 1  # bump when the graph's contents change meaning
+
+
+def bridge_graph(engine: RetrievalContext, max_words: int, capitalised: bool) -> BridgeGraph:
+    """The graph of the engine's published index, built once per index version (no store
+    round trip: the FAISS and BM25 objects are replaced whenever the corpus changes),
+    derived from the newest graph of an earlier version when there is one: in memory, or
+    the one kept beside the indexes."""
+    key = (max_words, capitalised)
+    previous = engine.latest_derived("bridge graph", key)
+    return engine.derived("bridge graph", key, lambda: _kept_or_made(engine, previous, key))
+
+
+def _kept_or_made(
+    engine: RetrievalContext, previous: BridgeGraph | None, key: tuple[int, bool]
+) -> BridgeGraph:
+    path = graph_file(engine.index_folder, *key)
+    if previous is None:
+        stored = load_graph(path, *key)
+        if stored is not None:
+            version, graph = stored
+            if version == engine.version:
+                return graph
+            previous = graph
+    graph = make_graph(engine, previous, key)
+    if engine.version is not None:
+        save_graph(path, graph, engine.version, key[0])
+    return graph
 
 
 def graph_file(folder: Path, max_words: int, capitalised: bool) -> Path:

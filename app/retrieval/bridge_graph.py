@@ -332,35 +332,6 @@ def _kept_matches(
     return out
 
 
-def bridge_graph(engine: RetrievalContext, max_words: int, capitalised: bool) -> BridgeGraph:
-    """The graph of the engine's published index, built once per index version (no store
-    round trip: the FAISS and BM25 objects are replaced whenever the corpus changes),
-    derived from the newest graph of an earlier version when there is one: in memory, or
-    the one kept beside the indexes (app/retrieval/bridge_files.py)."""
-    key = (max_words, capitalised)
-    previous = engine.latest_derived("bridge graph", key)
-    return engine.derived("bridge graph", key, lambda: _kept_or_made(engine, previous, key))
-
-
-def _kept_or_made(
-    engine: RetrievalContext, previous: BridgeGraph | None, key: tuple[int, bool]
-) -> BridgeGraph:
-    from app.retrieval import bridge_files
-
-    path = bridge_files.graph_file(engine.index_folder, *key)
-    if previous is None:
-        stored = bridge_files.load_graph(path, *key)
-        if stored is not None:
-            version, graph = stored
-            if version == engine.version:
-                return graph
-            previous = graph
-    graph = make_graph(engine, previous, key)
-    if engine.version is not None:
-        bridge_files.save_graph(path, graph, engine.version, key[0])
-    return graph
-
-
 def make_graph(
     engine: RetrievalContext, previous: BridgeGraph | None, key: tuple[int, bool]
 ) -> BridgeGraph:

@@ -17,10 +17,10 @@ from app.engine import Engine, doc_id_of
 from app.overrides import with_overrides
 from app.retrieval.base import RetrievalResult, TraceStep
 from app.retrieval.bridge import BridgeWalk
+from app.retrieval.bridge_files import bridge_graph
 from app.retrieval.bridge_graph import (
     BridgeGraph,
     NameMatcher,
-    bridge_graph,
     normalise_name,
     title_name,
 )
