@@ -164,6 +164,7 @@ def main() -> None:
     emit(
         {
             "suite": "cli",
+            "command": " ".join(["python -m bench cli", *sys.argv[1:]]),
             "corpus": "sample_corpus",
             "backend": "embedded",
             "questions": questions,
