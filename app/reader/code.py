@@ -14,7 +14,9 @@ they are found here by their shape, which is the same in any project's documenta
 - dotted names: configuration keys and qualified names (`core.autocrlf`,
   `submodule.<name>.shallow`, `os.path.join`), every part at least two characters, so
   abbreviations ("e.g.", "U.S.") are not names;
-- dotted version numbers (`3.35.0`), labelled `VERSION`.
+- dotted version numbers (`3.35.0`), labelled `VERSION`;
+- whatever Markdown quotes as code between backticks (`make neo4j-start`), a command
+  with its arguments as much as a name.
 
 A manual-page reference (`git-config(1)`, `printf(3)`) points to another page; it is not a
 call, and not an answer.
@@ -48,6 +50,7 @@ _KEYWORDS = r"\b[A-Z]{3,}(?:\s+[A-Z]{2,}){0,2}\b"
 _VERSION = r"\b\d+\.\d+\.\d+\b"
 _PART = r"(?:<[a-z]+>|[A-Za-z][A-Za-z0-9_\-]*[A-Za-z0-9])"
 _DOTTED = rf"(?<![\w.\-/@<>:]){_PART}(?:\.{_PART})+(?![\w\-/@(<])"
+_BACKTICKED = re.compile(r"`([^`\n]{2,60})`")  # Markdown's inline code
 # Shapes only code has; upper-case runs are also acronyms ("NASA", "NFL") in prose, and
 # dotted names also web addresses ("Amazon.com"), so neither says a text is technical.
 _STRICT = [re.compile(p) for p in (_URI, _CALL, _ASSIGN, _SNAKE, _FLAG, _DOT_COMMAND)]
@@ -98,3 +101,7 @@ def _matches(text: str) -> Iterator[tuple[str, str, int, int]]:
             code = m.group(0).rstrip(".:")
             if len(code) >= 2:
                 yield code, label, m.start(), m.start() + len(code)
+    for m in _BACKTICKED.finditer(text):
+        code = m.group(1).strip()
+        if len(code) >= 2 and code == m.group(1):
+            yield code, CODE_LABEL, m.start(1), m.end(1)

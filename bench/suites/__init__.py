@@ -26,5 +26,9 @@ SUITES: dict[str, tuple[str, str]] = {
     "scale": ("bench.suites.scale", "ingest, change, latency and recall at 10k-200k chunks"),
     "load": ("bench.suites.load", "concurrent clients on the HTTP API, also during a re-ingest"),
     "reader": ("bench.suites.reader", "the reader's answers as one span weight varies"),
+    "abstain": (
+        "bench.suites.abstain",
+        "when the reader's short answer is shown: threshold fitted on even, reported on odd",
+    ),
     "capacity": ("bench.suites.capacity", "what N chunks need, extrapolated from the scale runs"),
 }
