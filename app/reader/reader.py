@@ -106,7 +106,7 @@ class Reader:
             ranked = sorted(
                 ranked, key=lambda e: (-context.sentence_score(e), e.position, e.passage)
             )
-            support = Support(found, context.chain(ranked[0]))
+            support = Support(found, _alignment(context, ranked[0]))
             return Reading(
                 "", "span", ranked[:1], ranked=ranked, how=DESCRIPTION_HOW, support=support
             )
@@ -119,7 +119,7 @@ class Reader:
             answer = decision.answer
             if analysis.kind == "choice":
                 answer = _in_full(answer, passages_of(answer, evidence))
-            align = max((context.chain(e) for e in decision.evidence), default=0.0)
+            align = max((_alignment(context, e) for e in decision.evidence), default=0.0)
             return Reading(
                 _cut(answer),
                 analysis.kind,
@@ -151,7 +151,7 @@ class Reader:
             how=_explain(best),
             support=Support(
                 found,
-                context.chain(best.evidence),
+                _alignment(context, best.evidence),
                 best.features.get("type", 0.0),
                 margin((best.text, best.score), ((s.text, s.score) for s in scored[1:])),
                 round(best.score, 3),
@@ -166,6 +166,14 @@ class Reader:
         ranked = ranked[: self._parsed_sentences]
         firsts = [e for e in evidence if e.position == 0]
         return list(dict.fromkeys([*ranked, *firsts]))
+
+
+def _alignment(context: Context, sentence: Evidence) -> float:
+    """What the answer's sentence says of the question, with the passage leading to it
+    (`Context.chain`); nothing when it says no word of the question itself: an answer
+    whose sentence stands only on another passage's words ("5 December 1905" for "How
+    many moons does Neptune have?") is not aligned with the question."""
+    return context.chain(sentence) if context.cover(sentence) > 0 else 0.0
 
 
 def _content_forms(doc: Doc) -> list[tuple[str, str]]:
