@@ -66,7 +66,7 @@ def code_spans(doc: Doc) -> list[tuple[str, str, int, int]]:
     """(text, label, first token, end token) of every code-shaped span of a parsed
     sentence."""
     found: list[tuple[str, str, int, int]] = []
-    for text, label, start, end in _matches(doc.text):
+    for text, label, start, end in _matches(doc.text, backticked=True):
         span = doc.char_span(start, end, alignment_mode="expand")
         if span is not None:
             found.append((text, label, span.start, span.end))
@@ -93,15 +93,17 @@ def technical_share(texts: list[str]) -> float:
     return sum(1 for t in texts if quotes_code(t)) / len(texts) if texts else 0.0
 
 
-def _matches(text: str) -> Iterator[tuple[str, str, int, int]]:
+def _matches(text: str, *, backticked: bool = False) -> Iterator[tuple[str, str, int, int]]:
     """(code, label, first char, end char) of every shape in `text`, without the full stop
-    or colon of the sentence around it."""
+    or colon of the sentence around it; with `backticked`, also whatever the text quotes
+    between backticks (evidence: a documented command; a question's own quoting is read
+    by shape alone, so that `git push --force-with-lease` still quotes the flag)."""
     for pattern, label in _PATTERNS:
         for m in pattern.finditer(text):
             code = m.group(0).rstrip(".:")
             if len(code) >= 2:
                 yield code, label, m.start(), m.start() + len(code)
-    for m in _BACKTICKED.finditer(text):
+    for m in _BACKTICKED.finditer(text) if backticked else ():
         code = m.group(1).strip()
         if len(code) >= 2 and code == m.group(1):
             yield code, CODE_LABEL, m.start(1), m.end(1)
