@@ -152,7 +152,7 @@ class Reader:
             support=Support(
                 found,
                 _alignment(context, best.evidence),
-                best.features.get("type", 0.0),
+                _typed(best),
                 margin((best.text, best.score), ((s.text, s.score) for s in scored[1:])),
                 round(best.score, 3),
             ),
@@ -166,6 +166,15 @@ class Reader:
         ranked = ranked[: self._parsed_sentences]
         firsts = [e for e in evidence if e.position == 0]
         return list(dict.fromkeys([*ranked, *firsts]))
+
+
+def _typed(best: Scored) -> float:
+    """How far the answer is the kind of thing asked for: its entity type's prior, or the
+    grammar's word when the small NER model mislabels a name: it fills the wh-word's slot
+    ("Ottilie Brand made the first ascent") or is tied to the asked noun ("the Silverrun
+    river")."""
+    features = best.features
+    return max(features.get("type", 0.0), features.get("slot", 0.0))
 
 
 def _alignment(context: Context, sentence: Evidence) -> float:
