@@ -8,9 +8,12 @@ is the graph model?") still gets a likeliest span. So a reading carries its `Sup
 - `found`: the share of the question's content words the evidence contains at all (none
   for a question of emoji or punctuation, or about words the corpus lacks);
 - `align`: the weighted share of the question the answer's sentence covers, with the
-  sentence of another passage that leads to its page (`Context.chain`): an answer read
-  from a sentence that says little of the question is a guess;
-- `typed`: the question's prior for the answer's entity type (1 = what it asks for);
+  sentence of another passage that leads to its page (`Context.chain`), and 0 when the
+  sentence itself says no word of the question: an answer read from a sentence that says
+  little of the question is a guess;
+- `typed`: the question's prior for the answer's entity type (1 = what it asks for), or 1
+  when the parse has the answer fill the wh-word's slot (the small NER model mislabels
+  names; "Ottilie Brand made the first ascent" answers "Who made …" whatever its label);
 - `margin`: the answer's score over the best rival that shares none of its words, as a
   share of the answer's score (none for options and yes/no, which pick among named
   answers);
