@@ -5,8 +5,12 @@ evidence-grounded prompt: reason briefly, then answer concisely, citing chunk nu
 Without one, the answer is extractive: a short answer (at most ten words) named by the
 offline reader (app/reader), then the evidence sentences it rests on, each cited with the
 number of the chunk it came from and each said once (overlapping chunks repeat
-sentences). Citation numbers always refer to `RetrievalResult.context` (1-based), so the
-UI and CLI can open the cited chunk.
+sentences). The short answer is shown only when the reading's support
+(app/reader/confidence.py) reaches `Settings.answer_min_confidence`; below it the answer
+says plainly that the corpus gives no short answer and cites the closest sentences
+(`abstained`), so a nonsense or out-of-corpus question gets no confident guess. Citation
+numbers always refer to `RetrievalResult.context` (1-based), so the UI and CLI can open the
+cited chunk.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import TYPE_CHECKING
 from app.eval.metrics import normalize_answer
 from app.reader import Evidence, Reader, Reading, shared_reader
 from app.reader.code import quotes_code
+from app.reader.reader import DESCRIPTION_HOW
 from app.retrieval.base import RetrievalResult
 from ingest.sentences import split_sentences
 
@@ -28,6 +33,9 @@ if TYPE_CHECKING:
     from app.engine import Engine
 
 EXTRACTIVE_SENTENCES = 3
+NOT_FOUND = "Not found in the corpus; the closest passages:"
+NO_SHORT_ANSWER = "Not found in the corpus as a short answer; the closest passages:"
+DESCRIPTION = "No short answer: the question asks for a description; the closest passages:"
 _CITATION = re.compile(r"\[(\d+)\]")
 
 SYSTEM_PROMPT = (
@@ -49,10 +57,14 @@ class Answer:
     evidence: list[tuple[int, str]] = field(default_factory=list)  # (chunk number, sentence)
     short: str = ""  # the reader's short answer (extractive only; "" when none was found)
     usage: dict[str, int] = field(default_factory=dict)  # the chat model's tokens, if any
+    abstained: bool = False  # extractive, and no short answer is supported: `text` says so
+    confidence: float | None = None  # the reader's support for its short answer, 0-1
 
     def as_dict(self) -> dict[str, object]:
         return {
             "short": self.short,
+            "abstained": self.abstained,
+            "confidence": self.confidence,
             "text": self.text,
             "citations": self.citations,
             "reasoning": self.reasoning,
@@ -109,26 +121,52 @@ def extractive_answer(
     passages: the bridge passage names the entity, another holds the fact), in context
     order, at most EXTRACTIVE_SENTENCES, each said once."""
     if not result.context:
-        return Answer("No indexed passage matches this question.", [])
+        return Answer(
+            "Not found in the corpus: no indexed passage matches this question.",
+            [],
+            abstained=True,
+            confidence=0.0,
+        )
     evidence = evidence_sentences(engine, result)
     if not evidence:
         chosen = [(n, c.text) for n, c in enumerate(result.context, start=1)][:1]
-        return Answer(f"{chosen[0][1]} [1]", [1], evidence=chosen)
+        text = f"{NO_SHORT_ANSWER}\n\n{chosen[0][1]} [1]"
+        return Answer(text, [1], evidence=chosen, abstained=True, confidence=0.0)
     reader = reader or shared_reader(engine.settings.ingest.models.spacy_model)
     reading = reader.read(result.question, evidence)
     chosen = _cited_sentences(reading, evidence)
     cited = " ".join(f"{e.text} [{e.passage}]" for e in chosen)
-    text = cited
-    if reading.short:
+    confidence = reading.support.confidence
+    short = reading.short if shows_short(reading, engine.settings.answer_min_confidence) else ""
+    if short:
         where = f" [{reading.evidence[0].passage}]" if reading.evidence else ""
-        text = f"{reading.short}{where}\n\n{cited}"
+        text = f"{short}{where}\n\n{cited}"
+    else:
+        text = f"{abstention_lead(reading)}\n\n{cited}"
     return Answer(
         text,
         sorted({e.passage for e in chosen}),
         extractive=True,
         evidence=[(e.passage, e.text) for e in chosen],
-        short=reading.short,
+        short=short,
+        abstained=not short,
+        confidence=confidence,
     )
+
+
+def shows_short(reading: Reading, min_confidence: float) -> bool:
+    """Whether the reading's short answer is supported enough to be shown."""
+    return bool(reading.short) and reading.support.confidence >= min_confidence
+
+
+def abstention_lead(reading: Reading) -> str:
+    """What an answer without a short answer says first, plainly: the corpus has nothing
+    on the question, the question wants a description, or no short answer is supported."""
+    if reading.support.found == 0.0:
+        return NOT_FOUND
+    if reading.how == DESCRIPTION_HOW:
+        return DESCRIPTION
+    return NO_SHORT_ANSWER
 
 
 def _cited_sentences(reading: Reading, evidence: list[Evidence]) -> list[Evidence]:
@@ -139,7 +177,7 @@ def _cited_sentences(reading: Reading, evidence: list[Evidence]) -> list[Evidenc
     support = list(dict.fromkeys(reading.evidence))
     others = [e for e in best_of.values() if e not in support]
     chosen = (support + others)[:EXTRACTIVE_SENTENCES]
-    return [*support[:1], *sorted(chosen[1:], key=lambda e: (e.passage, e.position))]
+    return [*chosen[:1], *sorted(chosen[1:], key=lambda e: (e.passage, e.position))]
 
 
 def parse_generation(text: str, n_chunks: int) -> Answer:

@@ -228,6 +228,14 @@ class Settings(BaseSettings):
         description="a cluster's GDS member as a direct `bolt://` address: projections and "
         "algorithms run there; empty: the member `NEO4J_URI` routes writes to",
     )
+    answer_min_confidence: float = Field(
+        0.4,
+        ge=0.0,
+        le=1.0,
+        description="the offline reader's short answer is shown only at or above this "
+        "support (app/reader/confidence.py); below it the answer says no short answer is "
+        "supported and cites the closest sentences. 0 always shows one",
+    )
     ingest: IngestConfig = Field(default_factory=IngestConfig)
     algorithms: AlgorithmConfig = Field(default_factory=AlgorithmConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)

@@ -151,11 +151,19 @@ class ModeResult:
 
 
 def offline_answerer(engine: Engine) -> Callable[[str, Any], str]:
-    """The reader's short answer to a retrieved result (what EM/F1 score)."""
-    from app.answer import extractive_answer
+    """The reader's short answer to a retrieved result (what EM/F1 score): its pick
+    whatever its support, so the figures measure the reader, not the threshold that
+    decides whether a user sees the pick (`python -m bench reader --support` measures
+    that)."""
+    from app.answer import evidence_sentences
+    from app.reader import shared_reader
 
     def short_answer(question: str, result: Any) -> str:
-        return extractive_answer(engine, result).short
+        evidence = evidence_sentences(engine, result) if result.context else []
+        if not evidence:
+            return ""
+        reader = shared_reader(engine.settings.ingest.models.spacy_model)
+        return reader.read(result.question, evidence).short
 
     return short_answer
 

@@ -14,7 +14,9 @@ they are found here by their shape, which is the same in any project's documenta
 - dotted names: configuration keys and qualified names (`core.autocrlf`,
   `submodule.<name>.shallow`, `os.path.join`), every part at least two characters, so
   abbreviations ("e.g.", "U.S.") are not names;
-- dotted version numbers (`3.35.0`), labelled `VERSION`.
+- dotted version numbers (`3.35.0`), labelled `VERSION`;
+- whatever Markdown quotes as code between backticks (`make neo4j-start`), a command
+  with its arguments as much as a name.
 
 A manual-page reference (`git-config(1)`, `printf(3)`) points to another page; it is not a
 call, and not an answer.
@@ -48,6 +50,7 @@ _KEYWORDS = r"\b[A-Z]{3,}(?:\s+[A-Z]{2,}){0,2}\b"
 _VERSION = r"\b\d+\.\d+\.\d+\b"
 _PART = r"(?:<[a-z]+>|[A-Za-z][A-Za-z0-9_\-]*[A-Za-z0-9])"
 _DOTTED = rf"(?<![\w.\-/@<>:]){_PART}(?:\.{_PART})+(?![\w\-/@(<])"
+_BACKTICKED = re.compile(r"`([^`\n]{2,60})`")  # Markdown's inline code
 # Shapes only code has; upper-case runs are also acronyms ("NASA", "NFL") in prose, and
 # dotted names also web addresses ("Amazon.com"), so neither says a text is technical.
 _STRICT = [re.compile(p) for p in (_URI, _CALL, _ASSIGN, _SNAKE, _FLAG, _DOT_COMMAND)]
@@ -63,7 +66,7 @@ def code_spans(doc: Doc) -> list[tuple[str, str, int, int]]:
     """(text, label, first token, end token) of every code-shaped span of a parsed
     sentence."""
     found: list[tuple[str, str, int, int]] = []
-    for text, label, start, end in _matches(doc.text):
+    for text, label, start, end in _matches(doc.text, backticked=True):
         span = doc.char_span(start, end, alignment_mode="expand")
         if span is not None:
             found.append((text, label, span.start, span.end))
@@ -90,11 +93,17 @@ def technical_share(texts: list[str]) -> float:
     return sum(1 for t in texts if quotes_code(t)) / len(texts) if texts else 0.0
 
 
-def _matches(text: str) -> Iterator[tuple[str, str, int, int]]:
+def _matches(text: str, *, backticked: bool = False) -> Iterator[tuple[str, str, int, int]]:
     """(code, label, first char, end char) of every shape in `text`, without the full stop
-    or colon of the sentence around it."""
+    or colon of the sentence around it; with `backticked`, also whatever the text quotes
+    between backticks (evidence: a documented command; a question's own quoting is read
+    by shape alone, so that `git push --force-with-lease` still quotes the flag)."""
     for pattern, label in _PATTERNS:
         for m in pattern.finditer(text):
             code = m.group(0).rstrip(".:")
             if len(code) >= 2:
                 yield code, label, m.start(), m.start() + len(code)
+    for m in _BACKTICKED.finditer(text) if backticked else ():
+        code = m.group(1).strip()
+        if len(code) >= 2 and code == m.group(1):
+            yield code, CODE_LABEL, m.start(1), m.end(1)

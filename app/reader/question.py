@@ -71,6 +71,7 @@ class QuestionAnalysis:
     technical: bool = False  # asks for something to type: a setting, a function, a flag
     plural: bool = False  # the asked-about noun is plural ("which two teams"): maybe a list
     subject: frozenset[str] = frozenset()  # what the answer is said of: "[Danish plant ecologist]"
+    definition: bool = False  # "What is the graph model?": the answer is a description
 
     @property
     def top_label(self) -> str:
@@ -131,6 +132,7 @@ def analyse(doc: Doc) -> QuestionAnalysis:
         technical=technical,
         plural=_plural(doc, head, at) and wh not in COUNTING,
         subject=_subject(doc, at),
+        definition=_asks_definition(doc),
     )
 
 
@@ -154,6 +156,27 @@ def in_context(analysis: QuestionAnalysis, evidence: list[str]) -> QuestionAnaly
     for label, prior in TECHNICAL_LABELS.items():
         labels[label] = max(labels.get(label, 0.0), prior)
     return replace(analysis, labels=labels, technical=True)
+
+
+_BARE_NOUN_PARTS = frozenset({"det", "compound", "amod", "nmod", "poss", "case", "punct"})
+
+
+def _asks_definition(doc: Doc) -> bool:
+    """ "What is X?" with X a bare noun phrase ("the graph model", "a knowledge graph"):
+    the answer is what the evidence says X is, a description, not a span. A noun phrase
+    with a complement ("the capital of France", "the nick name of this player") asks for
+    one attribute of something, which a span names."""
+    words = [t for t in doc if not t.is_punct and not t.is_space]
+    if len(words) < 3 or words[0].lower_ != "what" or words[0].pos_ != "PRON":
+        return False
+    root = words[0].head
+    if root.lemma_ != "be" or root.dep_ != "ROOT" or words[0].dep_ not in ("attr", "nsubj"):
+        return False
+    others = [c for c in root.children if c.i != words[0].i and not c.is_punct]
+    if len(others) != 1 or others[0].dep_ not in ("nsubj", "attr"):
+        return False
+    noun = others[0]
+    return all(t.dep_ in _BARE_NOUN_PARTS for t in noun.subtree if t.i != noun.i)
 
 
 def _technical(doc: Doc, wh: str, head: str) -> bool:

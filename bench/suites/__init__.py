@@ -25,7 +25,10 @@ SUITES: dict[str, tuple[str, str]] = {
     "latency": ("bench.suites.latency", "where a mode's query time goes, step by step"),
     "scale": ("bench.suites.scale", "ingest, change, latency and recall at 10k-200k chunks"),
     "load": ("bench.suites.load", "concurrent clients on the HTTP API, also during a re-ingest"),
-    "reader": ("bench.suites.reader", "the reader's answers as one span weight varies"),
+    "reader": (
+        "bench.suites.reader",
+        "the reader: a span weight's sweep; --support: when a short answer is shown",
+    ),
     "capacity": ("bench.suites.capacity", "what N chunks need, extrapolated from the scale runs"),
     "cli": (
         "bench.suites.cli",

@@ -48,7 +48,13 @@ def hotpot_slice(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def settings(hotpot_slice: Path, tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    settings = Settings(backend="embedded", data_dir=tmp_path_factory.mktemp("answer-data"))
+    # the layout of a shown short answer is under test here, not when one is shown
+    # (tests/app/test_answer_support.py, tests/test_readme_examples.py): always show it
+    settings = Settings(
+        backend="embedded",
+        data_dir=tmp_path_factory.mktemp("answer-data"),
+        answer_min_confidence=0.0,
+    )
     with EmbeddedStore(store_path(settings)) as store:
         report = run_ingest(
             hotpot_slice / "corpus.jsonl",
@@ -119,6 +125,7 @@ def test_a_line_of_code_is_evidence_however_short(engine: Engine) -> None:
 
 def test_ask_json_carries_the_short_answer(settings: Settings) -> None:
     env = {"NEORAG_DATA_DIR": str(settings.data_dir), "NEORAG_BACKEND": "embedded"}
+    env["NEORAG_ANSWER_MIN_CONFIDENCE"] = "0"
     env["NEORAG_LLM__PROVIDER"] = None  # type: ignore[assignment]  # unset: no chat model
     out = CliRunner().invoke(app, ["ask", COUNTERPARTS, "--json"], env=env)
     assert out.exit_code == 0, out.output[-2000:]
