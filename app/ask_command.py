@@ -52,8 +52,10 @@ def render(payload: dict[str, Any], out: Console) -> None:
         where = f" [{evidence[0][0]}]" if evidence else ""
         out.print(Text(ans["short"], style="bold") + Text(where))
         out.print(Text(" ".join(f"{s} [{n}]" for n, s in evidence)) + Text("\n"))
-    else:
-        out.print(Text(ans["text"], style="bold") + Text("\n"))
+    else:  # the lead in bold ("Not found in the corpus…", or a chat model's answer)
+        lead, _, rest = ans["text"].partition("\n\n")
+        out.print(Text(lead, style="bold"))
+        out.print(Text(rest + "\n") if rest else Text(""))
     table = Table(title="citations")
     for col in ("#", "document", "section", "score"):
         table.add_column(col)
