@@ -344,6 +344,32 @@ def load(figures: Figures) -> str:
     return grid(header, rows) + "\n\n" + "\n".join(f"- {s}" for s in sources)
 
 
+def support(figures: Figures) -> str:
+    """When the reader's short answer is shown: each set's halves at the shipped threshold
+    (fitted on the even halves), against showing every pick."""
+    report = figures.get("abstain")
+    header = ["set", "half", "shown / questions", "answer_precision", "answer_coverage"]
+    header += ["precision if always shown", "nonsense without a short answer %"]
+    rows = []
+    for entry in report["sets"]:
+        for half in ("even", "odd"):
+            at = entry["at_shipped"][half]
+            always = entry["always_shown"][half]
+            label = "even (fitted)" if half == "even" else "odd (held out)"
+            rows.append(
+                [
+                    entry["dataset"],
+                    label,
+                    f"{at['shown']} / {at['questions']}",
+                    rounded(at["answer_precision"]) if at["shown"] else "–",
+                    rounded(at["answer_coverage"]),
+                    rounded(always["answer_precision"]),
+                    rounded(entry["nonsense_abstained"]["shipped"]) if half == "even" else "",
+                ]
+            )
+    return grid(header, rows) + "\n\n" + provenance("abstain", report)
+
+
 def cli(figures: Figures) -> str:
     """`neorag ask` from the shell: cold, through a running API, and `--help` beside them."""
     report = figures.get("cli-ask")
@@ -404,5 +430,6 @@ SECTIONS: dict[str, Callable[[Figures], str]] = {
     "scale": scale,
     "load": load,
     "cli": cli,
+    "support": support,
     "findings-files": findings_files,
 }
