@@ -14,7 +14,7 @@ import pytest
 
 from app.engine import Engine
 from app.ingest_service import ingest_once
-from app.retrieval import bridge_graph
+from app.retrieval import bridge_files, bridge_graph
 from app.retrieval.hop_table import hop_reads
 from app.settings import Settings
 from tests.conftest import fresh_collection
@@ -66,7 +66,7 @@ def test_a_new_index_is_used_once_warm(tmp_path: Path, monkeypatch: pytest.Monke
             builds.append(threading.current_thread().name)
             return real(*args, **kwargs)
 
-        monkeypatch.setattr(bridge_graph, "make_graph", held_build)
+        monkeypatch.setattr(bridge_files, "make_graph", held_build)
         t0 = time.monotonic()
         assert engine.refresh(background=True) is False
         assert engine.version == before
