@@ -17,12 +17,13 @@ Each dataset's evaluation index must exist (`neorag eval DATASET --modes default
 it). Each question is retrieved once (default mode) and read once; its reading's support
 (app/reader/confidence.py) decides, per threshold, whether the short answer is shown.
 The questions are split by a fixed rule, even and odd position in questions.jsonl: the
-threshold is chosen on the even halves of all the sets together (most right answers
-shown minus wrong ones: a wrong confident answer costs what a right one gains) and
-reported on the odd halves, with `answer_precision` (the share of shown short answers
-that name the gold answer) and `answer_coverage` (the share of questions shown one). The
-nonsense and out-of-corpus questions of bench/datasets/nonsense-questions.jsonl are asked
-of every index too: `abstained` is the share that gets no short answer.
+threshold is chosen on the even halves of all the sets together (`--rule utility`: most
+right answers shown minus wrong ones; `--rule precision`: the lowest at which 80% of the
+shown ones are right) and reported on the odd halves, with `answer_precision` (the share
+of shown short answers that name the gold answer) and `answer_coverage` (the share of
+questions shown one). The nonsense and out-of-corpus questions of
+bench/datasets/nonsense-questions.jsonl are asked of every index too: `abstained` is the
+share that gets no short answer.
 """
 
 from __future__ import annotations
@@ -147,9 +148,19 @@ def abstained(confidences: list[float | None], threshold: float) -> float:
     return round(100 * kept / len(confidences), 1) if confidences else 0.0
 
 
-def choose(fit: list[Read]) -> float:
-    """The threshold with the most right minus wrong shown answers on `fit`; the lowest
-    of a tie (show as much as the evidence allows)."""
+PRECISION = 80.0  # the share of shown short answers the answer-quality issue asks for
+
+
+def choose(fit: list[Read], rule: str = "utility") -> float:
+    """`utility`: the threshold with the most right minus wrong shown answers on `fit`
+    (a wrong confident answer costs what a right one gains), the lowest of a tie.
+    `precision`: the lowest at which PRECISION percent of the shown answers of `fit` are
+    right, so coverage is as high as that allows (`utility` when none reaches it)."""
+    if rule == "precision":
+        for t in THRESHOLDS:
+            at = figures(fit, t)
+            if at["shown"] and at["answer_precision"] >= PRECISION:
+                return t
     return max(THRESHOLDS, key=lambda t: (figures(fit, t)["utility"], -t))
 
 
@@ -157,6 +168,7 @@ def support(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("datasets", nargs="+", help="dataset folders or shared set names")
     parser.add_argument("--nonsense", type=Path, default=NONSENSE)
+    parser.add_argument("--rule", choices=("utility", "precision"), default="utility")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
 
@@ -167,7 +179,7 @@ def support(argv: list[str]) -> None:
     nonsense = [json.loads(line)["question"] for line in args.nonsense.read_text().splitlines()]
     sets = [read_set(locate(d), nonsense) for d in args.datasets]
     fit = [r for _, reads, _ in sets for r in reads if r.index % 2 == 0]
-    chosen = choose(fit)
+    chosen = choose(fit, args.rule)
     shipped = Settings().answer_min_confidence
     out_sets = []
     for name, reads, odd in sets:
@@ -193,7 +205,8 @@ def support(argv: list[str]) -> None:
         {
             "command": "python -m bench reader --support " + " ".join(argv),
             "commit": current_commit(),
-            "rule": "threshold fitted on the even-indexed questions of all sets, reported on odd",
+            "rule": f"{args.rule}: fitted on the even-indexed questions of all sets "
+            "together, reported on the odd ones",
             "chosen_threshold": chosen,
             "shipped_threshold": shipped,
             "nonsense_file": str(args.nonsense.relative_to(REPO))
