@@ -6,8 +6,9 @@ from __future__ import annotations
 from functools import cached_property
 
 from ingest.config import ModelConfig
-from ingest.embed import Embedder, resolve_device, shared_embedder
+from ingest.embed import Embedder, resolve_device
 from ingest.entities import EntityExtractor
+from ingest.query_model import OnnxEmbedder, ingest_embedder
 
 
 class IngestModels:
@@ -19,10 +20,8 @@ class IngestModels:
         self.device = device
 
     @cached_property
-    def embedder(self) -> Embedder:
-        return shared_embedder(
-            self.cfg.embedding_model, self.cfg.embedding_batch_size, resolve_device(self.device)
-        )
+    def embedder(self) -> OnnxEmbedder | Embedder:
+        return ingest_embedder(self.cfg, resolve_device(self.device))
 
     @cached_property
     def extractor(self) -> EntityExtractor:

@@ -5,9 +5,8 @@ per-call overhead dominates and onnxruntime runs the same MiniLM 2-3x faster on 
 than that, a process that only answers questions (`neorag ask`) need not import PyTorch and
 sentence-transformers at all (several seconds): the encoder runs from an exported ONNX graph
 plus the model's fast tokenizer (`ingest/query_model.py` keeps the export on disk). The
-output equals the PyTorch path to float precision (tests/ingest/test_query_encoder.py).
-Bulk ingest keeps PyTorch: its large batches gain little, and one code path computes every
-stored vector.
+output equals the PyTorch path to float precision (tests/ingest/test_query_encoder.py), and
+a CPU ingest embeds its chunks through it too (a GPU ingest keeps PyTorch).
 
 Only models whose pipeline is a transformer followed by mean pooling, with a fast
 tokenizer, are exported; any other model falls back to PyTorch with a warning.

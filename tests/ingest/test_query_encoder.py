@@ -15,7 +15,7 @@ import pytest
 
 from ingest.config import ModelConfig
 from ingest.embed import shared_embedder
-from ingest.query_encoder import _mean_pooled, export_model
+from ingest.query_encoder import EncoderSpec, _mean_pooled, export_model
 from ingest.query_model import (
     SPEC,
     OnnxQueryModel,
@@ -197,32 +197,34 @@ def test_int8_encoder_stays_close_to_the_float_vectors(query: OnnxQueryModel) ->
     assert ((quantized @ exact.T).argmax(axis=1) == np.arange(len(TEXTS))).all()
 
 
-def test_an_ingest_leaves_the_export_for_the_first_question(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The ingest exports the model it has loaded when the cache has no export (the export
-    itself is the one the other tests check; here it is only recorded)."""
+def test_an_ingest_leaves_the_export_for_the_first_question(tmp_path: Path, embedder) -> None:
+    """A CPU ingest embeds through the export, so an ingest into a fresh model cache makes
+    it there, and its stored vectors are the PyTorch path's to float precision."""
     from app.services import index_dir, store_path
     from app.settings import Settings
     from graph.embedded.store import EmbeddedStore
-    from ingest import query_model
+    from ingest.embed import embedding_text
+    from ingest.models import IngestModels
+    from ingest.query_model import OnnxEmbedder
     from ingest.runner import run_ingest
-    from tests.conftest import shared_models
 
-    written: list[tuple[Path, object]] = []
-    monkeypatch.setattr(query_model, "write_export", lambda f, e: written.append((f, e)) or True)
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a.md").write_text("# Kell\n\nMount Kell is the highest peak of the Grey Range.\n")
     settings = Settings(backend="embedded", data_dir=tmp_path / "data")
     settings.ingest.models.cache_dir = tmp_path / "models"
-    models = shared_models()
+    models = IngestModels(settings.ingest.models, "cpu")
     with EmbeddedStore(store_path(settings)) as store:
         report = run_ingest(
             docs, store, settings.ingest, settings.algorithms, index_dir(settings), models=models
         )
-    assert report.ok and report.new
-    assert written == [(export_folder(tmp_path / "models", "all-MiniLM-L6-v2"), models.embedder)]
+        chunk = store.corpus()[0]
+        stored = store.chunk_vectors("embedding")[chunk.id]
+    assert report.ok and report.new and isinstance(models.embedder, OnnxEmbedder)
+    folder = export_folder(tmp_path / "models", "all-MiniLM-L6-v2")
+    assert isinstance(read_export(folder), EncoderSpec)
+    text = embedding_text(chunk.title, chunk.section_path, chunk.text)
+    assert np.abs(stored - embedder.encode([text])[0]).max() < 1e-5
 
 
 def test_the_model_identity_names_the_export(tmp_path: Path) -> None:
