@@ -113,8 +113,9 @@ def main() -> None:
             source = Path(tmp) / DOC_PATH
         if version != VERSION and not args.force:
             raise SystemExit(
-                f"{PACKAGE} {version or 'unknown'}; this set was built from {VERSION} "
-                "(--force to build from another version)"
+                f"{PACKAGE} {version or 'is not installed'}; this set was built from "
+                f"{VERSION} (--deb FILE, or --force to build from another version or from "
+                "an unpacked folder)"
             )
         count = build(source, args.out)
     size = sum(p.stat().st_size for p in args.out.iterdir())
