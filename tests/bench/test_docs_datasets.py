@@ -20,8 +20,8 @@ from check_folder import check  # noqa: E402
 SETS = sorted(p.name for p in DATASETS.iterdir() if (p / "questions.jsonl").is_file())
 
 
-def test_both_documentation_sets_are_bundled() -> None:
-    assert {"sqlite-docs", "git-docs"} <= set(SETS)
+def test_the_documentation_sets_are_bundled() -> None:
+    assert {"sqlite-docs", "git-docs", "postgres-docs"} <= set(SETS)
 
 
 @pytest.mark.parametrize("name", SETS)
