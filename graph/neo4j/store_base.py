@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from neo4j import Driver, ManagedTransaction, Result, RoutingControl
+from neo4j.exceptions import Neo4jError
 
 import cypher
 from graph.base import GraphStore
@@ -25,6 +26,7 @@ def _now() -> str:
 
 
 GRAPH_VERSION, CONTENT_VERSION = "graph_version", "content_version"
+_AUTO_COMMIT_RETRY_SECONDS = 30.0
 
 
 def _batches(rows: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
@@ -140,12 +142,23 @@ class _Neo4jBase(GraphStore):
             raise translate(exc, self.cfg) from None
 
     def _auto_commit(self, name: str) -> None:
-        """Statements with CALL … IN TRANSACTIONS need an auto-commit transaction."""
-        try:
-            with self.driver.session(database=self.cfg.database) as session:
-                session.run(cypher.load(name), {"collection": self.collection}).consume()
-        except Exception as exc:
-            raise translate(exc, self.cfg) from None
+        """Statements with CALL … IN TRANSACTIONS need an auto-commit transaction, which
+        the driver does not retry; these statements are idempotent batch deletes, so a
+        transient failure (a deadlock with another collection's writer, a leader switch)
+        is retried here with backoff, for up to as long as a managed transaction would."""
+        deadline, pause = time.monotonic() + _AUTO_COMMIT_RETRY_SECONDS, 0.2
+        while True:
+            try:
+                with self.driver.session(database=self.cfg.database) as session:
+                    session.run(cypher.load(name), {"collection": self.collection}).consume()
+                return
+            except Neo4jError as exc:
+                if not exc.is_retryable() or time.monotonic() + pause > deadline:
+                    raise translate(exc, self.cfg) from None
+            except Exception as exc:
+                raise translate(exc, self.cfg) from None
+            time.sleep(pause)
+            pause = min(pause * 2, 5.0)
 
     def get_meta(self, key: str) -> str | None:
         rows = self.read("meta_get", key=key)

@@ -56,8 +56,7 @@ _DIM = 6
 
 @dataclass
 class RandomCorpus:
-    """`prefix` starts every document id (a collection's name, as real ids do: chunk ids
-    are unique across the collections of one Neo4j database)."""
+    """`prefix` starts every document id (a collection's name, as ingest's ids do)."""
 
     seed: int
     prefix: str = ""
@@ -149,6 +148,12 @@ class RandomCorpus:
         title, pieces = self.docs[doc_id]
         digest = str(hash((title, tuple(pieces))))
         return DocumentRecord(doc_id, f"/corpus/{doc_id}", title, digest, self.clock)
+
+
+def corpus_for(store: GraphStore, seed: int) -> RandomCorpus:
+    """A corpus whose ids start with the store's collection, as ingest's ids do: tests on
+    several workers then never write the same index entries of one Neo4j database."""
+    return RandomCorpus(seed, prefix=f"{getattr(store, 'collection', 'local')}:")
 
 
 def write(

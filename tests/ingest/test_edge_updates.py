@@ -15,7 +15,14 @@ from ingest.edges.journal import JOURNAL_KEY, STATE_KEY
 from ingest.edges.kinds import build_all, states_of_build
 from ingest.edges.maintain import refresh_chunk_edges
 from ingest.edges.stored import decode_state
-from tests.ingest.edge_corpora import ANALYZER, CFG, RandomCorpus, random_edit, write
+from tests.ingest.edge_corpora import (
+    ANALYZER,
+    CFG,
+    RandomCorpus,
+    corpus_for,
+    random_edit,
+    write,
+)
 
 TOLERANCE = 1e-9
 
@@ -38,11 +45,11 @@ def assert_equals_fresh_build(store, cfg: EdgeConfig = CFG) -> None:
 
 
 def grown(
-    store, seed: int, docs: int = 60, prefix: str = "", cfg: EdgeConfig = CFG
+    store, seed: int, docs: int = 60, cfg: EdgeConfig = CFG, prefix: str | None = None
 ) -> RandomCorpus:
     """About 150 chunks, 100 with questions: both between the powers of two 2^6.5 and 2^7.5,
     where random edits rarely move a rounded corpus size."""
-    corpus = RandomCorpus(seed, prefix)
+    corpus = corpus_for(store, seed) if prefix is None else RandomCorpus(seed, prefix)
     write(store, corpus, [corpus.new_doc() for _ in range(docs)], [])
     first = refresh_chunk_edges(store, cfg, ANALYZER)
     assert first.mode == "full" and first.reason == "no stored edge state"
@@ -141,15 +148,16 @@ def test_one_changed_document_touches_only_its_neighbourhood(store) -> None:
 
 @pytest.mark.neo4j
 def test_updates_in_one_collection_leave_another_untouched(neo4j_config) -> None:
-    """Two collections of one database with the same corpus shape: incremental updates and
-    a forced full build in the first change nothing of the second (edges, states, the
-    edge bookkeeping in its meta), and each still equals its own fresh build."""
+    """Two collections of one database with the same corpus, document and chunk ids
+    included: incremental updates and a forced full build in the first change nothing of
+    the second (edges, states, the edge bookkeeping in its meta), and each still equals
+    its own fresh build."""
     from graph.neo4j.store import Neo4jStore
     from tests.conftest import fresh_collection
 
     first, second = (Neo4jStore(neo4j_config, fresh_collection()) for _ in range(2))
     try:
-        corpora = {s.collection: grown(s, 21, prefix=f"{s.collection}:") for s in (first, second)}
+        corpora = {s.collection: grown(s, 21, prefix="") for s in (first, second)}
         second_ids = [c.id for c in second.corpus()]
         kept_edges = stored_edges(second)
         kept_states = second.chunk_edge_states(second_ids)
@@ -163,7 +171,7 @@ def test_updates_in_one_collection_leave_another_untouched(neo4j_config) -> None
         assert "update" in modes, modes
         assert refresh_chunk_edges(first, CFG, ANALYZER, force=True).mode == "full"
         assert_equals_fresh_build(first)
-        assert all(c.id.startswith(f"{first.collection}:") for c in first.corpus())
+        assert {c.id for c in first.corpus()} & set(second_ids), "ids are shared"
 
         assert stored_edges(second) == kept_edges
         assert second.chunk_edge_states(second_ids) == kept_states

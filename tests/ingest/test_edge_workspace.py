@@ -16,12 +16,19 @@ from ingest.edges.corpus import EdgeCorpus
 from ingest.edges.maintain import refresh_chunk_edges
 from ingest.edges.vectors import SCALE, unit_quantised
 from ingest.edges.workspace import FILE_NAME, EdgeWorkspace
-from tests.ingest.edge_corpora import ANALYZER, CFG, RandomCorpus, random_edit, write
+from tests.ingest.edge_corpora import (
+    ANALYZER,
+    CFG,
+    RandomCorpus,
+    corpus_for,
+    random_edit,
+    write,
+)
 from tests.ingest.test_edge_updates import assert_equals_fresh_build
 
 
 def grown_with(store, workspace: EdgeWorkspace, seed: int) -> RandomCorpus:
-    corpus = RandomCorpus(seed)
+    corpus = corpus_for(store, seed)
     write(store, corpus, [corpus.new_doc() for _ in range(60)], [])
     first = refresh_chunk_edges(store, CFG, ANALYZER, workspace=workspace)
     assert (first.mode, first.source) == ("full", "store")
