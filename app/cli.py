@@ -282,6 +282,13 @@ def eval_(
     ] = "default,tigrag,dense,bm25,hybrid",
     backend: BackendOpt = None,
     limit: Annotated[int | None, typer.Option(help="first N questions only")] = None,
+    half: Annotated[
+        str | None,
+        typer.Option(
+            help="'even' or 'odd': only the questions at even or odd positions of "
+            "questions.jsonl (develop on one half, report the other)"
+        ),
+    ] = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="write results here")] = None,
     no_bm25: Annotated[
         bool, typer.Option("--no-bm25", help="ablation: presence, not BM25")
@@ -314,7 +321,7 @@ def eval_(
         ),
     ] = False,
 ) -> None:
-    """Recall@2/5/10, MRR, answer@5, context size and latency per mode on a QA set: a
+    """Recall@1/2/5/10, MRR, answer@5, context size and latency per mode on a QA set: a
     corpus.jsonl of passages, or a folder of pages (a documentation tree)."""
     from app.eval.harness import Dataset, markdown_table, run_eval
     from app.overrides import ablation_overrides, with_overrides
@@ -323,7 +330,7 @@ def eval_(
         settings_for(backend),
         ablation_overrides(no_bm25, centrality, no_rerank, hops, beta, th, budget),
     )
-    dataset = Dataset.load(dataset_dir, limit)
+    dataset = Dataset.load(dataset_dir, limit, half)
     mixed_in = Dataset.load(distractors) if distractors is not None else None
     with RichProgress(err) as progress:
         report = run_eval(

@@ -42,7 +42,7 @@ from ingest.identity import document_id, passage_key
 from ingest.report import NoProgress, Progress
 from ingest.runner import config_fingerprint, run_ingest
 
-KS = (2, 5, 10)
+KS = (1, 2, 5, 10)
 
 
 @dataclass(slots=True)
@@ -56,9 +56,15 @@ class Dataset:
     corpus: Path
     questions: list[dict[str, Any]]
     kind: str = "corpus"
+    half: str | None = None
 
     @classmethod
-    def load(cls, directory: Path, limit: int | None = None) -> Dataset:
+    def load(cls, directory: Path, limit: int | None = None, half: str | None = None) -> Dataset:
+        """`half` keeps the questions at even or odd positions of questions.jsonl (0-based,
+        blank lines not counted): the fixed split by which a set is developed on one half
+        and reported on the other. `limit` then keeps the first N of those."""
+        if half not in (None, "even", "odd"):
+            raise NeoragError(f"half must be 'even' or 'odd', not {half!r}")
         questions_file = directory / "questions.jsonl"
         meta = (
             json.loads((directory / "meta.json").read_text())
@@ -87,7 +93,9 @@ class Dataset:
             q["gold"] = list(q[gold_key])
             questions.append(q)
         name = str(meta.get("name", directory.name))
-        return cls(name, directory, corpus, questions[:limit] if limit else questions, kind)
+        if half is not None:
+            questions = questions[0 if half == "even" else 1 :: 2]
+        return cls(name, directory, corpus, questions[:limit] if limit else questions, kind, half)
 
     def content_hash(self) -> str:
         if self.kind == "corpus":
@@ -327,6 +335,7 @@ def run_eval(
         "backend": settings.backend,
         "collection": settings.collection,
         "questions": len(dataset.questions),
+        "half": dataset.half,
         "distractors": distractors.name if distractors is not None else None,
         "documents": len(engine.links.title),
         "chunks": len(engine.indexed),
@@ -352,6 +361,7 @@ def _question_row(q: dict[str, Any], acc: ModeResult) -> dict[str, Any]:
 
 def markdown_table(report: dict[str, Any]) -> str:
     cols = [
+        "recall@1",
         "recall@2",
         "recall@5",
         "recall@10",

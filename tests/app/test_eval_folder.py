@@ -83,6 +83,20 @@ def test_a_folder_dataset_needs_gold_pages(tmp_path: Path) -> None:
         Dataset.load(data)
 
 
+@pytest.mark.parametrize(("half", "ids"), [("even", ["q0", "q2", "q4"]), ("odd", ["q1", "q3"])])
+def test_a_half_is_every_other_question_by_position(tmp_path: Path, half, ids) -> None:
+    data = tmp_path / "halves"
+    (data / "pages").mkdir(parents=True)
+    (data / "pages" / "a.md").write_text("# A\n\ntext\n")
+    rows = [json.dumps({"id": f"q{i}", "question": "q?", "gold_pages": ["a.md"]}) for i in range(5)]
+    (data / "questions.jsonl").write_text("\n\n".join(rows) + "\n")  # blank lines not counted
+    assert [q["id"] for q in Dataset.load(data, half=half).questions] == ids
+    assert [q["id"] for q in Dataset.load(data, limit=1, half=half).questions] == ids[:1]
+    assert Dataset.load(data, half=half).half == half and Dataset.load(data).half is None
+    with pytest.raises(Exception, match="half must be"):
+        Dataset.load(data, half="first")
+
+
 def test_distractors_are_indexed_beside_the_corpus_in_a_collection_of_their_own(
     tmp_path: Path,
 ) -> None:

@@ -87,3 +87,15 @@ def test_bench_out_has_no_dated_copies() -> None:
     assert [p.name for p in out.rglob("*.json") if dated.search(p.name)] == []
     findings = json.loads((BENCH / "findings.json").read_text())["files"]
     assert {p.stem for p in (out / "findings").glob("*.json")} == set(findings)
+
+
+def test_a_halved_docs_set_runs_its_development_half_unless_held_out_is_asked() -> None:
+    from bench.suites import docs
+
+    dev = docs.eval_run("postgres-docs", "embedded", BENCH / "out", held_out=False)
+    held = docs.eval_run("postgres-docs", "embedded", BENCH / "out", held_out=True)
+    assert dev.out.name == "eval-postgres-docs-dev-embedded.json" and "--half even" in dev.command()
+    assert held.out.name == "eval-postgres-docs-held-out-embedded.json"
+    assert "--half odd" in held.command()
+    whole = docs.eval_run("git-docs", "embedded", BENCH / "out", held_out=True)
+    assert whole.out.name == "eval-git-docs-embedded.json" and "--half" not in whole.command()
