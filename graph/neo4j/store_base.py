@@ -129,11 +129,20 @@ class _Neo4jBase(GraphStore):
             self.write("meta_set_if_absent", key="created_at", value=_now())
             self._schema_ready = True
         if dimension and dimension != self._vector_dimension:
-            current = self.read("vector_index_dimension")
-            if current and current[0]["dimension"] != dimension:
-                self.write("drop_vector_index")
-            self.write("vector_index", dimension=dimension)
+            self._follow_vector_index(dimension)
             self._vector_dimension = dimension
+
+    def _follow_vector_index(self, dimension: int) -> None:
+        """The database has one `chunk_embedding` vector index (for Browser and ad-hoc
+        Cypher; retrieval does not read it). It takes this collection's dimension unless
+        another collection's chunks are indexed with the one it has, which it keeps."""
+        current = self.read("vector_index_dimension")
+        if current and current[0]["dimension"] != dimension:
+            held = current[0]["dimension"]
+            if self.read("vector_index_used_elsewhere", dimension=held):
+                return
+            self.write("drop_vector_index")
+        self.write("vector_index", dimension=dimension)
 
     def write_raw(self, statement: str) -> None:
         try:

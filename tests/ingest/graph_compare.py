@@ -11,7 +11,9 @@ FLOAT_TOLERANCE = 1e-4
 
 
 def assert_same_graph(got: GraphSnapshot, want: GraphSnapshot) -> None:
-    assert got.documents == want.documents
+    assert got.documents == want.documents, sorted(
+        set(got.documents.items()) ^ set(want.documents.items())
+    )[:10]
     assert got.chunks == want.chunks
     assert got.tokens == want.tokens
     assert got.has_token == want.has_token

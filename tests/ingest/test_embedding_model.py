@@ -282,6 +282,7 @@ def test_the_onnx_query_encoder_exports_mpnet_and_steps_aside_for_a_dense_head(
 
 @pytest.mark.slow
 @pytest.mark.neo4j
+@pytest.mark.exclusive  # the database's one vector index: no other collection may hold it
 def test_the_neo4j_vector_index_follows_the_model(
     neo4j_store, tmp_path: Path, model_dirs: dict[str, Path]
 ) -> None:

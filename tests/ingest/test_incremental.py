@@ -52,6 +52,7 @@ def test_reingest_is_exact(store, tmp_path: Path, models: IngestModels) -> None:
 
 
 @pytest.mark.neo4j
+@pytest.mark.exclusive  # reads the database's one vector index, which others may hold
 def test_both_backends_build_the_same_graph(
     neo4j_store,
     tmp_path: Path,
