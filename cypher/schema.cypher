@@ -1,16 +1,14 @@
 // Constraints and indexes for the neorag graph model (idempotent). Statements are
-// separated by semicolons. Every node carries its collection and is unique within it:
-// two collections may hold the same document id (ingest prefixes ids with the collection's
-// name, but a store written through the API need not). The first six statements drop the
-// database-wide constraints of older neorag versions.
+// separated by semicolons. Every node carries its collection: tokens, entities,
+// communities and meta entries are unique within a collection; document and chunk ids
+// start with the collection's name, so they are unique in the database. The first four
+// statements drop the database-wide constraints of neorag before collections.
 DROP CONSTRAINT token_text IF EXISTS;
 DROP CONSTRAINT entity_key IF EXISTS;
 DROP CONSTRAINT community_id IF EXISTS;
 DROP CONSTRAINT meta_key IF EXISTS;
-DROP CONSTRAINT document_id IF EXISTS;
-DROP CONSTRAINT chunk_id IF EXISTS;
-CREATE CONSTRAINT document_in_collection IF NOT EXISTS FOR (d:Document) REQUIRE (d.collection, d.id) IS UNIQUE;
-CREATE CONSTRAINT chunk_in_collection IF NOT EXISTS FOR (c:Chunk) REQUIRE (c.collection, c.id) IS UNIQUE;
+CREATE CONSTRAINT document_id IF NOT EXISTS FOR (d:Document) REQUIRE d.id IS UNIQUE;
+CREATE CONSTRAINT chunk_id IF NOT EXISTS FOR (c:Chunk) REQUIRE c.id IS UNIQUE;
 CREATE CONSTRAINT token_in_collection IF NOT EXISTS FOR (t:Token) REQUIRE (t.collection, t.text) IS UNIQUE;
 CREATE CONSTRAINT entity_in_collection IF NOT EXISTS FOR (e:Entity) REQUIRE (e.collection, e.key) IS UNIQUE;
 CREATE CONSTRAINT community_in_collection IF NOT EXISTS FOR (m:Community) REQUIRE (m.collection, m.id) IS UNIQUE;

@@ -13,6 +13,8 @@ from neo4j.exceptions import Neo4jError
 from graph.errors import NeoragError
 from tests.graph.test_conformance import CORPUS, add
 
+pytestmark = pytest.mark.exclusive  # the conformance ids are unique in the database
+
 
 class _FailingFirstRun:
     """The real driver, except that the first auto-commit `session.run` raises `error`."""

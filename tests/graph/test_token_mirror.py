@@ -7,6 +7,10 @@ import pytest
 
 from tests.graph.test_conformance import CORPUS, EXACT, add, chunk
 
+# The conformance corpus's document ids ('a', 'b') are unique in the database, and
+# test_conformance writes them from another worker: run alone.
+pytestmark = pytest.mark.exclusive
+
 AUTO = EXACT.model_copy(update={"token_ppr": "auto"})
 GDS = EXACT.model_copy(update={"token_ppr": "gds"})
 SEEDS = ({"leafa": 1.0}, {"hub": 1.0}, {"leafb": 1.0, "leafc": 1.0})
