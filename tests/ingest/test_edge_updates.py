@@ -44,12 +44,10 @@ def assert_equals_fresh_build(store, cfg: EdgeConfig = CFG) -> None:
     assert states == states_of_build(built, corpus)
 
 
-def grown(
-    store, seed: int, docs: int = 60, cfg: EdgeConfig = CFG, prefix: str | None = None
-) -> RandomCorpus:
+def grown(store, seed: int, docs: int = 60, cfg: EdgeConfig = CFG) -> RandomCorpus:
     """About 150 chunks, 100 with questions: both between the powers of two 2^6.5 and 2^7.5,
     where random edits rarely move a rounded corpus size."""
-    corpus = corpus_for(store, seed) if prefix is None else RandomCorpus(seed, prefix)
+    corpus = corpus_for(store, seed)
     write(store, corpus, [corpus.new_doc() for _ in range(docs)], [])
     first = refresh_chunk_edges(store, cfg, ANALYZER)
     assert first.mode == "full" and first.reason == "no stored edge state"
