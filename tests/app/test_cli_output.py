@@ -115,7 +115,7 @@ def store(
     ingest_in_process(base.for_collection(made.spare), made.spare_corpus)
     yield made
     for info in list_collections(base):
-        if info.name in (made.collection, made.spare) or info.name.startswith("eval-test-"):
+        if made.collection in info.name or info.name == made.spare:
             delete_collection(base.for_collection(info.name))
 
 
@@ -202,7 +202,7 @@ def test_delete_documents_then_the_collection(store: Store) -> None:
 
 
 def test_eval(store: Store, tmp_path: Path) -> None:
-    data = tmp_path / fresh_collection()
+    data = tmp_path / f"{store.collection}-set"  # eval-<it>-set: deleted with the store
     data.mkdir()
     records = [{"id": name, "title": t.splitlines()[0][2:], "text": t} for name, t in PAGES.items()]
     (data / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))

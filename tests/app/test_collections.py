@@ -62,12 +62,14 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture()
 def settings(backend: str, tmp_path: Path) -> Settings:
-    """Settings bound to a fresh collection; every collection a test made is deleted."""
+    """Settings bound to a fresh collection. Afterwards the collections the test made are
+    deleted: every one named after its fresh collection (`<it>-birds`, `eval-<it>-set`),
+    never another worker's, which on Neo4j shares the database."""
     base = Settings(backend=backend, data_dir=tmp_path / "data")
     made = base.for_collection(fresh_collection())
     yield made
     for info in list_collections(base):
-        if info.name.startswith(("test-", "eval-test-")):
+        if made.collection in info.name:
             delete_collection(base.for_collection(info.name))
 
 
@@ -129,7 +131,7 @@ def test_same_named_uploads_are_two_documents(settings: Settings) -> None:
 
 def test_collections_keep_corpora_apart(backend: str, settings: Settings, tmp_path: Path) -> None:
     rivers = settings
-    birds = settings.for_collection(fresh_collection())
+    birds = settings.for_collection(f"{settings.collection}-birds")
     ingest_once(rivers, corpus(tmp_path / "rivers", RIVERS).parent)
     ingest_once(birds, corpus(tmp_path / "birds", BIRDS).parent)
     kept = state(rivers)
@@ -180,13 +182,14 @@ def test_delete_named_documents_only(settings: Settings, tmp_path: Path) -> None
 def test_eval_touches_only_its_own_collection(settings: Settings, tmp_path: Path) -> None:
     ingest_once(settings, corpus(tmp_path / "rivers", RIVERS).parent)
     kept = state(settings)
-    data = tmp_path / "test-set"
+    data = tmp_path / f"{settings.collection}-set"
     corpus(data, BIRDS)
     question = {"id": "q1", "question": "What does the kingfisher eat?", "answers": ["fish"]}
     (data / "questions.jsonl").write_text(json.dumps({**question, "gold_ids": ["p1"]}) + "\n")
     dataset = Dataset.load(data)
     report = run_eval(settings, dataset, ["hybrid"])
-    assert report["collection"] == eval_collection(settings, dataset) == "eval-test-set"
+    named = eval_collection(settings, dataset)
+    assert report["collection"] == named == f"eval-{settings.collection}-set"
     assert report["results"]["hybrid"]["recall@2"] == 100.0
     assert state(settings) == kept
 
