@@ -25,17 +25,21 @@ HALVED = {"postgres-docs": {"dev": "even", "held-out": "odd"}}
 """Sets split by position in questions.jsonl: which half is developed on, which held out."""
 
 
+PER_QUESTION = ["--per-question"]
+"""Every docs run keeps its per-question rows: the results page scores each half from them."""
+
+
 def eval_run(ds: str, backend: str, out: Path, held_out: bool) -> Run:
     """The recall run of one set on one backend (its half, for a halved set)."""
     if ds not in HALVED:
-        return Run(ds, backend, MODES, out / f"eval-{ds}-{backend}.json")
+        return Run(ds, backend, MODES, out / f"eval-{ds}-{backend}.json", args=PER_QUESTION)
     half = "held-out" if held_out else "dev"
     return Run(
         ds,
         backend,
         MODES,
         out / f"eval-{ds}-{half}-{backend}.json",
-        args=["--half", HALVED[ds][half]],
+        args=["--half", HALVED[ds][half], *PER_QUESTION],
     )
 
 

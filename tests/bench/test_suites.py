@@ -19,6 +19,7 @@ HELPERS = {
     "figures.py",
     "json_out.py",
     "results.py",
+    "sections_docs.py",
     "scale_corpus.py",
     "sections.py",
 }
@@ -99,3 +100,4 @@ def test_a_halved_docs_set_runs_its_development_half_unless_held_out_is_asked() 
     assert "--half odd" in held.command()
     whole = docs.eval_run("git-docs", "embedded", BENCH / "out", held_out=True)
     assert whole.out.name == "eval-git-docs-embedded.json" and "--half" not in whole.command()
+    assert all("--per-question" in run.command() for run in (dev, held, whole))

@@ -1,0 +1,88 @@
+"""The results page's documentation-corpus comparison: the default mode against each
+baseline on every docs set, half by half (issue 43: the default must be at or above hybrid
+and dense at the ranks users look at first). Halves are positions in questions.jsonl
+(even, odd), computed from each run's per-question rows; postgres-docs' halves are runs
+of their own, its development half and, once it has been run, its held-out half."""
+
+from __future__ import annotations
+
+from statistics import mean
+from typing import Any
+
+from bench.figures import Figures, grid, provenance, rounded, wrap
+
+MODES = ("default", "dense", "bm25", "hybrid")
+METRICS = (("recall@1", "R@1"), ("recall@2", "R@2"), ("recall@5", "R@5"), ("mrr", "MRR"))
+WHOLE = ("sqlite-docs", "git-docs")
+HALVED = {"postgres-docs": (("dev", "development (even positions)"), ("held-out", "held out"))}
+
+
+def half_scores(rows: list[dict[str, Any]]) -> dict[str, float | None]:
+    """R@1/2/5 and answer@5 in percent and MRR over one half's per-question rows."""
+    scores: dict[str, float | None] = {
+        key: 100 * mean(r[key] for r in rows) for key, _ in METRICS if key != "mrr"
+    }
+    scores["mrr"] = mean(1 / r["first_gold_rank"] if r["first_gold_rank"] else 0 for r in rows)
+    answered = [r["answer@5"] for r in rows if "answer@5" in r]
+    scores["answer@5"] = 100 * mean(answered) if answered else None
+    return scores
+
+
+def _halves(report: dict[str, Any]) -> list[tuple[str, dict[str, list[dict]]]] | None:
+    """(label, per-mode rows) for each half this file holds; None for a run made without
+    `--per-question`, which cannot be split."""
+    per_mode = {m: report["results"].get(m, {}).get("per_question") for m in MODES}
+    if any(rows is None for rows in per_mode.values()):
+        return None
+    if report.get("half") is not None:
+        return [("", per_mode)]
+    return [
+        (label, {m: rows[start::2] for m, rows in per_mode.items()})
+        for label, start in (("even positions", 0), ("odd positions", 1))
+    ]
+
+
+def _row(label: str, half: str, per_mode: dict[str, list[dict]]) -> list[str]:
+    scores = {m: half_scores(rows) for m, rows in per_mode.items()}
+    keys = [k for k, _ in METRICS] + ["answer@5"]
+    below = [
+        f"{heading} < {m}"
+        for k, heading in [*METRICS, ("answer@5", "ans@5")]
+        for m in ("dense", "hybrid")
+        if scores["default"][k] is not None and scores["default"][k] < scores[m][k] - 1e-9
+    ]
+    cells = [label, half, str(len(per_mode["default"]))]
+    for m in MODES:
+        cells.append(" / ".join(rounded(scores[m][k], key=k) for k in keys))
+    return [*cells, ", ".join(below) or "none"]
+
+
+def docs_halves(figures: Figures) -> str:
+    """One row per set and half: each mode's R@1 / R@2 / R@5 / MRR / ans@5, and where the
+    default is below dense or hybrid."""
+    header = ["set", "half", "questions", *MODES, "default below"]
+    rows, sources = [], []
+    files = [(ds, f"eval-{ds}-embedded") for ds in WHOLE]
+    files += [(ds, f"eval-{ds}-{h}-embedded") for ds, halves in HALVED.items() for h, _ in halves]
+    labels = {f"eval-{ds}-{h}-embedded": text for ds, hs in HALVED.items() for h, text in hs}
+    for ds, name in files:
+        if not figures.has(name):
+            rows.append([ds, labels.get(name, ""), "–", *["not run"] * len(MODES), "–"])
+            continue
+        report = figures.get(name)
+        halves = _halves(report)
+        if halves is None:
+            rows.append([ds, labels.get(name, ""), "–", *["no per-question rows"] * len(MODES)])
+            rows[-1].append("–")
+        for half, per_mode in halves or []:
+            rows.append(_row(ds, half or labels.get(name, ""), per_mode))
+        sources.append(provenance(name, report))
+    intro = wrap(
+        "Each cell is R@1 / R@2 / R@5 / MRR / answer@5 (page recall in percent, MRR of the "
+        "first gold page, answer string in the first five chunks), embedded backend; the last "
+        "column names each metric on which the default is below dense or hybrid. sqlite-docs "
+        "and git-docs were used to choose the defaults, both halves alike; postgres-docs was "
+        "not, and its held-out half runs once (`python -m bench docs postgres-docs "
+        "--held-out`)."
+    )
+    return "\n\n".join([intro, grid(header, rows), "\n".join(f"- {s}" for s in sources)])
