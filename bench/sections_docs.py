@@ -10,11 +10,23 @@ from statistics import mean
 from typing import Any
 
 from bench.figures import Figures, grid, provenance, rounded, wrap
+from bench.suites.docs import HALVED, eval_run
+from bench.suites.recall import DOCS, OUT
 
 MODES = ("default", "dense", "bm25", "hybrid")
 METRICS = (("recall@1", "R@1"), ("recall@2", "R@2"), ("recall@5", "R@5"), ("mrr", "MRR"))
-WHOLE = ("sqlite-docs", "git-docs")
-HALVED = {"postgres-docs": (("dev", "development (even positions)"), ("held-out", "held out"))}
+
+
+def _files() -> list[tuple[str, str, str]]:
+    """(set, label of the half its file holds, file stem): the embedded runs the docs
+    suite writes, a halved set's development half and held-out half each its own."""
+    files = [(ds, "", eval_run(ds, "embedded", OUT, False).out.stem) for ds in DOCS]
+    for ds, halves in HALVED.items():
+        for held_out in (False, True):
+            which = "held out" if held_out else "development"
+            label = f"{which} ({halves['held-out' if held_out else 'dev']} positions)"
+            files.append((ds, label, eval_run(ds, "embedded", OUT, held_out).out.stem))
+    return files
 
 
 def half_scores(rows: list[dict[str, Any]]) -> dict[str, float | None]:
@@ -62,21 +74,16 @@ def docs_halves(figures: Figures) -> str:
     default is below dense or hybrid."""
     header = ["set", "half", "questions", *MODES, "default below"]
     rows, sources = [], []
-    files = [(ds, f"eval-{ds}-embedded") for ds in WHOLE]
-    files += [(ds, f"eval-{ds}-{h}-embedded") for ds, halves in HALVED.items() for h, _ in halves]
-    labels = {f"eval-{ds}-{h}-embedded": text for ds, hs in HALVED.items() for h, text in hs}
-    for ds, name in files:
-        if not figures.has(name):
-            rows.append([ds, labels.get(name, ""), "–", *["not run"] * len(MODES), "–"])
-            continue
-        report = figures.get(name)
-        halves = _halves(report)
+    for ds, label, name in _files():
+        report = figures.get(name) if figures.has(name) else None
+        halves = _halves(report) if report else None
         if halves is None:
-            rows.append([ds, labels.get(name, ""), "–", *["no per-question rows"] * len(MODES)])
-            rows[-1].append("–")
+            missing = "not run" if report is None else "no per-question rows"
+            rows.append([ds, label, "–", *[missing] * len(MODES), "–"])
         for half, per_mode in halves or []:
-            rows.append(_row(ds, half or labels.get(name, ""), per_mode))
-        sources.append(provenance(name, report))
+            rows.append(_row(ds, half or label, per_mode))
+        if report is not None:
+            sources.append(provenance(name, report))
     intro = wrap(
         "Each cell is R@1 / R@2 / R@5 / MRR / answer@5 (page recall in percent, MRR of the "
         "first gold page, answer string in the first five chunks), embedded backend; the last "
