@@ -228,6 +228,16 @@ class Settings(BaseSettings):
         description="a cluster's GDS member as a direct `bolt://` address: projections and "
         "algorithms run there; empty: the member `NEO4J_URI` routes writes to",
     )
+    neo4j_connection_timeout: float = Field(
+        _NEO4J["connection_timeout"].default,
+        gt=0,
+        validation_alias=AliasChoices(
+            "NEO4J_CONNECTION_TIMEOUT", "NEORAG_NEO4J_CONNECTION_TIMEOUT"
+        ),
+        description="seconds to wait for Neo4j to answer a connection, and to retry a "
+        "transaction while it does not: how long a question waits before saying the "
+        "server is down",
+    )
     answer_min_confidence: float = Field(
         0.4,
         ge=0.0,
@@ -256,6 +266,7 @@ class Settings(BaseSettings):
             password=self.neo4j_password,
             database=self.neo4j_database,
             gds_uri=self.neo4j_gds_uri,
+            connection_timeout=self.neo4j_connection_timeout,
         )
 
     @property
@@ -302,6 +313,7 @@ def _variable(loc: tuple[Any, ...]) -> str:
     aliases = {"neo4j_uri": "NEO4J_URI", "neo4j_user": "NEO4J_USER"}
     aliases |= {"neo4j_password": "NEO4J_PASSWORD", "neo4j_database": "NEO4J_DATABASE"}
     aliases |= {"neo4j_gds_uri": "NEO4J_GDS_URI"}
+    aliases |= {"neo4j_connection_timeout": "NEO4J_CONNECTION_TIMEOUT"}
     if len(loc) == 1 and loc[0] in aliases:
         return aliases[str(loc[0])]
     return "NEORAG_" + "__".join(str(p) for p in loc if not isinstance(p, int)).upper()

@@ -144,10 +144,26 @@ def store(request: pytest.FixtureRequest) -> object:
     return request.getfixturevalue(f"{request.param}_store")
 
 
+LONGEST_FIRST = (
+    "tests/test_faults.py",
+    "tests/ingest/test_crash.py",
+    "tests/ingest/test_parallel.py",
+    "tests/ingest/test_incremental_edges.py",
+    "tests/test_backend_parity.py",
+    "tests/app/test_concurrency.py",
+    "tests/app/test_jobs.py",
+)
+"""The test files that take longest (`PYTEST_ADDOPTS=--durations=60 make test`), run
+first: `make test` hands whole files to two processes in collection order, so a long file
+collected last would keep one process busy after the other has finished."""
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if {"neo4j_store", "neo4j_config"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.neo4j)
+    rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

@@ -19,10 +19,9 @@ from app.services import index_dir, store_path
 from app.settings import Settings
 from graph.embedded.store import EmbeddedStore
 from graph.neo4j.store import Neo4jStore
-from ingest.models import IngestModels
 from ingest.runner import run_ingest
 from ingest.tokens import Analyzer
-from tests.conftest import DATASETS, fresh_collection, neo4j_config_from_env
+from tests.conftest import DATASETS, fresh_collection, neo4j_config_from_env, shared_models
 
 pytestmark = [pytest.mark.slow, pytest.mark.neo4j]
 PASSAGES = 200  # 22 of the questions have all their gold passages in the slice
@@ -60,7 +59,7 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
         "embedded": base.model_copy(update={"backend": "embedded"}),
         "neo4j": base.model_copy(update={"backend": "neo4j"}),
     }
-    models = IngestModels(base.ingest.models)
+    models = shared_models()
     embedded = EmbeddedStore(store_path(settings["embedded"]), base.collection)
     neo4j = Neo4jStore(neo4j_config_from_env(), base.collection)
     for name, store in (("embedded", embedded), ("neo4j", neo4j)):

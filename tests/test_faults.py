@@ -47,6 +47,7 @@ pytestmark = [pytest.mark.faults, pytest.mark.slow]
 PASSAGES = 48
 KILLED_PASSAGES = 24  # three batches: the kill comes after the first is written
 BATCH = 8
+DOWN_AFTER = 1.0  # seconds to wait for the killed server: the outage is known at once
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -72,6 +73,7 @@ def cli_env(data_dir: Path, collection: str, server: ThrowawayNeo4j | None = Non
             NEO4J_URI=server.uri,
             NEO4J_USER="neo4j",
             NEO4J_PASSWORD=server.password,
+            NEO4J_CONNECTION_TIMEOUT=str(DOWN_AFTER),
         )
     return env
 
@@ -154,6 +156,7 @@ def server_settings(server: ThrowawayNeo4j, data_dir: Path, collection: str) -> 
         collection=collection,
         neo4j_uri=server.uri,
         neo4j_password=SecretStr(server.password),
+        neo4j_connection_timeout=DOWN_AFTER,
     )
 
 
@@ -193,7 +196,7 @@ def test_neo4j_killed_during_an_ingest_and_queries(server: ThrowawayNeo4j, tmp_p
         assert proc.returncode == 2
         line = one_error_line(err)
         assert f"cannot reach Neo4j at {server.uri}" in line, line
-        for _ in range(3):
+        for _ in range(2):
             ask()
         down = outcomes[3:]
         assert all(o.startswith("error: ") for o in down), down
