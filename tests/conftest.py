@@ -154,8 +154,8 @@ LONGEST_FIRST = (
     "tests/app/test_jobs.py",
 )
 """The test files that take longest (`PYTEST_ADDOPTS=--durations=60 make test`), run
-first: `make test` hands whole files to two processes in collection order, so a long file
-collected last would keep one process busy after the other has finished."""
+first: `make test` hands whole files to its processes in collection order, so a long file
+collected last would keep one process busy after the others have finished."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
