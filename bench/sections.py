@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.figures import PUBLISHED, REPO, Figures, grid, provenance, rounded, wrap
-from bench.sections_docs import docs_halves
+from bench.sections_docs import docs_halves, fusion_replay
 from bench.suites.recall import Run
 
 ABLATIONS = REPO / "bench" / "ablations.json"
@@ -423,6 +423,7 @@ SECTIONS: dict[str, Callable[[Figures], str]] = {
     "eval-tables": eval_tables,
     "mixed-tables": mixed_tables,
     "docs-halves": docs_halves,
+    "fusion-replay": fusion_replay,
     "answers": answers,
     "held-out": held_out_section,
     "ablations": ablations,

@@ -93,3 +93,43 @@ def docs_halves(figures: Figures) -> str:
         "--held-out`)."
     )
     return "\n\n".join([intro, grid(header, rows), "\n".join(f"- {s}" for s in sources)])
+
+
+REPLAY = "fusion-replay-embedded"
+REPLAY_METRICS = (("recall@2", "R@2"), ("recall@5", "R@5"), ("answer@5", "ans@5"))
+
+
+def fusion_replay(figures: Figures) -> str:
+    """One row per fusion variant: R@2 / R@5 / ans@5 on each set and half, and how many
+    (set, half, metric) cells it leaves below dense or hybrid, out of all it is scored on."""
+    if not figures.has(REPLAY):
+        return "Not run yet: `python -m bench docs --fusion-replay`."
+    report = figures.get(REPLAY)
+    cells = [
+        (ds, half, cell) for ds, halves in report["sets"].items() for half, cell in halves.items()
+    ]
+    header = ["variant", *[f"{ds} · {half}" for ds, half, _ in cells], "cells below"]
+    rows = []
+    counts: dict[str, int] = {}
+    for variant in report["variants"]:
+        row = [variant]
+        below = 0
+        for _, _, cell in cells:
+            got = cell["variants"][variant]
+            row.append(" / ".join(rounded(got["scores"][k], key=k) for k, _ in REPLAY_METRICS))
+            below += len(got["below"])
+        rows.append([*row, str(below)])
+        counts[variant] = below
+    scored = sum(len(cell["baselines"]["dense"]) for _, _, cell in cells) * 2
+    intro = wrap(
+        "The default mode's own fusion code replayed over each question's stored part "
+        "rankings (tigrag, bridge, hybrid), once per setting; the shipped settings' replay "
+        "equals the live ranking on every question, or the suite stops. Each cell is R@2 / "
+        "R@5 / answer@5; `cells below` counts the (set, half, metric) cells, of the "
+        f"{scored} scored (five metrics against dense and against hybrid), where the variant "
+        "is below a baseline. postgres-docs is replayed on its development half only."
+    )
+    fewest = min(counts.values())
+    best = ", ".join(v for v, n in counts.items() if n == fewest)
+    verdict = f"Fewest cells below a baseline ({fewest}): {best}."
+    return "\n\n".join([intro, grid(header, rows), verdict, f"- {provenance(REPLAY, report)}"])
