@@ -12,9 +12,10 @@ eval-SET-held-out-BACKEND.json, once, when the settings are chosen.
     python -m bench docs postgres-docs --held-out --backends embedded
     python -m bench docs --fusion-replay      # the default's fusion under each variant
 
-`--fusion-replay` asks each set's questions once (embedded index, the development halves
-only) and keeps what the default mode's fusion reads: the ranking of each of its parts
-(tigrag, bridge, hybrid) and the pages' sizes. It then replays the default mode's own
+`--fusion-replay` asks each set's questions once (embedded index; both halves of sqlite-docs
+and git-docs, postgres-docs' development half only) and keeps what the default mode's
+fusion reads: the ranking of each of its parts (tigrag, bridge, hybrid) and the pages'
+sizes. It then replays the default mode's own
 fusion code over them under each setting of REPLAY_VARIANTS, so a fusion rule is scored
 on every docs set in seconds instead of one eval per setting. The shipped settings'
 replay must equal the live ranking question by question, or the suite stops. Writes
