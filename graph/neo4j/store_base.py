@@ -27,6 +27,16 @@ def _now() -> str:
 
 GRAPH_VERSION, CONTENT_VERSION = "graph_version", "content_version"
 _AUTO_COMMIT_RETRY_SECONDS = 30.0
+# Two writers that open a fresh database at once both run `CREATE … IF NOT EXISTS`; the
+# second one's check can pass before the first commits, and Neo4j then reports the rule
+# as already there, which is what the statement asked for.
+_CONCURRENT_SCHEMA = frozenset(
+    {
+        "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+        "Neo.ClientError.Schema.IndexAlreadyExists",
+        "Neo.ClientError.Schema.ConstraintAlreadyExists",
+    }
+)
 
 
 def _batches(rows: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
@@ -125,7 +135,7 @@ class _Neo4jBase(GraphStore):
         """Constraints and indexes, and this collection's registration, before a write."""
         if not self._schema_ready:
             for statement in cypher.statements("schema"):
-                self.write_raw(statement)
+                self.write_raw(statement, tolerate=_CONCURRENT_SCHEMA)
             self.write("meta_set_if_absent", key="created_at", value=_now())
             self._schema_ready = True
         if dimension and dimension != self._vector_dimension:
@@ -144,9 +154,14 @@ class _Neo4jBase(GraphStore):
             self.write("drop_vector_index")
         self.write("vector_index", dimension=dimension)
 
-    def write_raw(self, statement: str) -> None:
+    def write_raw(self, statement: str, tolerate: frozenset[str] = frozenset()) -> None:
+        """Run one statement as is; a Neo4j error whose code is in `tolerate` means the
+        statement's effect is already there."""
         try:
             self.driver.execute_query(statement, database_=self.cfg.database)
+        except Neo4jError as exc:
+            if exc.code not in tolerate:
+                raise translate(exc, self.cfg) from None
         except Exception as exc:
             raise translate(exc, self.cfg) from None
 

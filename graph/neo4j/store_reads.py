@@ -6,7 +6,7 @@ and tests read. Each is one named cypher/ query on a routed read.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -92,7 +92,7 @@ class _Neo4jReads(_Neo4jBase):
         rows = self.read(
             "chunk_neighbours", ids=list(dict.fromkeys(ids)), kinds=list(kinds) if kinds else None
         )
-        return [ChunkEdge(r["kind"], r["src"], r["dst"], float(r["weight"])) for r in rows]
+        return [ChunkEdge(r["kind"], r["src"], r["dst"], float(r["weight"])) for r in _whole(rows)]
 
     def document_titles(self) -> dict[str, tuple[str, str]]:
         return {r["doc_id"]: (r["title"], r["chunk_id"]) for r in self.read("document_titles")}
@@ -150,7 +150,7 @@ class _Neo4jReads(_Neo4jBase):
     def related_edges(self) -> list[ChunkEdge]:
         return [
             ChunkEdge(RELATED, r["src"], r["dst"], float(r["weight"]))
-            for r in self.read("related_rows")
+            for r in _whole(self.read("related_rows"))
         ]
 
     def chunk_ids(self) -> list[str]:
@@ -204,4 +204,12 @@ def _chunk_record(r: Mapping[str, Any]) -> ChunkRecord:
             EntityMention(name, label, int(n))
             for name, label, n in sorted(r["entities"], key=lambda e: f"{e[1]}:{e[0].casefold()}")
         ),
+    )
+
+
+def _whole(rows: Iterable[Any]) -> Iterator[Any]:
+    """Edge rows whose relationship was still there when read: one that another
+    transaction deletes during the read (a re-ingest) comes back without its properties."""
+    return (
+        r for r in rows if r["weight"] is not None and r["src"] is not None and r["dst"] is not None
     )
