@@ -49,6 +49,9 @@ class ThrowawayNeo4j:
             "NEO4J_HTTP_PORT": str(self.http_port),
             "NEO4J_HEAP": os.environ.get("NEORAG_FAULT_NEO4J_HEAP", "768m"),
             "NEO4J_PAGECACHE": "128m",
+            # a server that lives for one test: the quick JIT alone costs half the CPU
+            # of a start, which the other test processes share
+            "NEO4J_JAVA_OPTS": "-XX:TieredStopAtLevel=1",
         }
 
     def start(self, timeout: float = 300) -> None:
