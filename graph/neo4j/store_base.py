@@ -152,13 +152,20 @@ class _Neo4jBase(GraphStore):
             if self.read("vector_index_used_elsewhere", dimension=held):
                 return
             self.write("drop_vector_index")
-        self.write("vector_index", dimension=dimension)
+        self.write_raw(
+            cypher.load("vector_index"), {"dimension": dimension}, tolerate=_CONCURRENT_SCHEMA
+        )
 
-    def write_raw(self, statement: str, tolerate: frozenset[str] = frozenset()) -> None:
+    def write_raw(
+        self,
+        statement: str,
+        params: dict[str, Any] | None = None,
+        tolerate: frozenset[str] = frozenset(),
+    ) -> None:
         """Run one statement as is; a Neo4j error whose code is in `tolerate` means the
         statement's effect is already there."""
         try:
-            self.driver.execute_query(statement, database_=self.cfg.database)
+            self.driver.execute_query(statement, params or {}, database_=self.cfg.database)
         except Neo4jError as exc:
             if exc.code not in tolerate:
                 raise translate(exc, self.cfg) from None

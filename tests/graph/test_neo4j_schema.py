@@ -31,6 +31,13 @@ def test_a_rule_another_writer_created_first_is_taken_as_done(neo4j_store) -> No
         neo4j_store.write_raw(statement, tolerate=_CONCURRENT_SCHEMA)
 
 
+def test_a_vector_index_another_writer_created_first_is_taken_as_done(neo4j_store) -> None:
+    neo4j_store.ensure_schema(384)  # the bundled model's: the index the other tests use
+    held = neo4j_store.read("vector_index_dimension")[0]["dimension"]
+    statement = cypher.load("vector_index").replace(" IF NOT EXISTS", "")
+    neo4j_store.write_raw(statement, {"dimension": held}, tolerate=_CONCURRENT_SCHEMA)
+
+
 def test_only_that_answer_is_taken_as_done(neo4j_store) -> None:
     neo4j_store.ensure_schema()
     statement = _creates()[0]
