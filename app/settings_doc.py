@@ -181,6 +181,12 @@ OTHER_VARIABLES: list[tuple[str, str, str]] = [
         "the server's page cache (default 512m)",
     ),
     (
+        "`NEO4J_JAVA_OPTS`",
+        "`ops/neo4j/server.sh`",
+        "extra JVM flags for the server (the servers tests start and kill use "
+        "`-XX:TieredStopAtLevel=1`)",
+    ),
+    (
         "`NEO4J_PASSWORD`",
         "`ops/neo4j/server.sh`, `docker-compose.yml`",
         "the password a server gets on its first start (`server.sh` generates one when "

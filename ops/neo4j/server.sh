@@ -99,8 +99,10 @@ start() {
   # later starts map them instead of loading and verifying ~20k classes again (about half
   # the start's CPU). A server started while there is no archive writes one when it stops
   # cleanly (see stop); an archive that does not match this JVM is ignored by it.
-  local share="-XX:ArchiveClassesAtExit=$run/run/classes.jsa"
-  [[ -f "$home/classes.jsa" ]] && share="-XX:SharedArchiveFile=$home/classes.jsa"
+  # The archive's name holds the runtime's version: a new JDK writes a new one.
+  local archive; archive="classes-$("$java" -version 2>&1 | sha1sum | cut -c1-10).jsa"
+  local share="-XX:ArchiveClassesAtExit=$run/run/$archive"
+  [[ -f "$home/$archive" ]] && share="-XX:SharedArchiveFile=$home/$archive"
   # shellcheck disable=SC2086  # NEO4J_JAVA_OPTS is a list of JVM flags
   nohup "$java" -XX:+UseG1GC -XX:-OmitStackTraceInFastThrow "$share" -Xlog:cds=off -Xlog:cds+dynamic=off ${NEO4J_JAVA_OPTS:-} \
     --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
@@ -113,12 +115,15 @@ start() {
 
 # The archive a clean stop wrote moves into the assembled home, for every later start.
 keep_class_archive() {
-  [[ -s "$run/run/classes.jsa" ]] || return 0
-  local home; home="$("$here/assemble.sh")"
-  if [[ ! -f "$home/classes.jsa" ]]; then
-    cp "$run/run/classes.jsa" "$home/classes.jsa.$$" && mv -f "$home/classes.jsa.$$" "$home/classes.jsa"
-  fi
-  rm -f "$run/run/classes.jsa"
+  local written home name
+  for written in "$run"/run/classes-*.jsa; do
+    [[ -s "$written" ]] || continue
+    home="$("$here/assemble.sh")"; name="$(basename "$written")"
+    if [[ ! -f "$home/$name" ]]; then
+      cp "$written" "$home/$name.$$" && mv -f "$home/$name.$$" "$home/$name"
+    fi
+    rm -f "$written"
+  done
 }
 
 stop() {
@@ -128,7 +133,7 @@ stop() {
   for _ in $(seq 1 120); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
   if kill -0 "$pid" 2>/dev/null; then
     kill -9 "$pid"
-    rm -f "$run/run/classes.jsa"  # cut short: not an archive to keep
+    rm -f "$run"/run/classes-*.jsa  # cut short: not an archive to keep
   fi
   rm -f "$pidfile"
   keep_class_archive
