@@ -61,12 +61,13 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from bench import scale_corpus  # noqa: E402
+from bench import scale_corpus, serving, vector_cache  # noqa: E402
 from bench.json_out import current_commit  # noqa: E402
 
 DATASET = REPO.parent / "shared" / "datasets" / "2wiki-dev"
 MODES = ("default", "tigrag", "spectrag", "dense", "bm25", "hybrid")
 QUESTIONS = 200
+SERVED_QUESTIONS = 100
 
 
 def build_folder(
@@ -214,6 +215,7 @@ def measure(
     embed_sample: int,
     resume: bool = False,
     remeasure_embed: bool = False,
+    reuse_vectors: bool = True,
 ) -> dict:
     """One size, in this (child) process: ingest, change, then queries."""
     from app.services import index_dir, open_store
@@ -227,6 +229,7 @@ def measure(
     ledger = Ledger(data_dir / f"ledger-{backend}-{size}.json", resume=resume)
     resuming = bool(ledger.data["segments"])
     models = IngestModels(settings.ingest.models)
+    reusing = vector_cache.cached(models, cache / "vectors") if reuse_vectors else None
     models.embedder.encode(["warm up"])
     count = models.count_tokens
     base = sum(
@@ -236,7 +239,9 @@ def measure(
     )
     folder = build_folder(data_dir / "corpora", size, cache, base, keep=resuming)
     if "embed_only" not in ledger.data or remeasure_embed:
-        ledger.data["embed_only"] = embed_only_baseline(folder, settings, models, embed_sample)
+        ledger.data["embed_only"] = embed_only_baseline(
+            folder, settings, models, embed_sample, reusing._inner if reusing else None
+        )
         ledger.save()
     embed_only = ledger.data["embed_only"]
 
@@ -266,6 +271,12 @@ def measure(
             for stage, seconds in report.seconds.items():
                 stages[stage] = round(stages.get(stage, 0.0) + seconds, 1)
             ledger.data["ingest_done"] = True
+            if reusing is not None:
+                for name, n in (
+                    ("vectors_reused", reusing.reused),
+                    ("vectors_encoded", reusing.encoded),
+                ):
+                    ledger.data[name] = ledger.data.get(name, 0) + n
             ledger.save()
         else:
             run(models=models)  # undo an edit a killed change step left in the store
@@ -296,6 +307,10 @@ def measure(
         "ingest_cpu_seconds": round(ingest["cpu"], 1),
         "ingest_load_average": ingest["load"],
         "ingest_segments": len(ledger.data["segments"]),
+        # Vectors an earlier run embedded (bench/vector_cache.py): the ingest then did not
+        # pay for them, and its time is not a fresh ingest's.
+        "vectors_reused": ledger.data.get("vectors_reused", 0),
+        "vectors_encoded": ledger.data.get("vectors_encoded"),
         "ingest_stage_seconds": ledger.data.get("stage_seconds", {}),
         "embed_only_seconds": round(embed_only["wall"] * scale, 1),
         "embed_only_cpu_seconds": round(embed_only["cpu"] * scale, 1),
@@ -313,16 +328,19 @@ def measure(
     }
 
 
-def embed_only_baseline(folder: Path, settings: Any, models: Any, embed_sample: int) -> dict:
-    """Embed the folder's chunks (or an evenly spaced sample) once with the ingest's model."""
-    from ingest_bench import chunk_texts
+def embed_only_baseline(
+    folder: Path, settings: Any, models: Any, embed_sample: int, model: Any = None
+) -> dict:
+    """Embed the folder's chunks (or an evenly spaced sample) once with the ingest's model
+    (`model`: the embedder behind a vector cache, which must not answer from it)."""
+    from bench.suites.ingest import chunk_texts
 
     documents, texts = chunk_texts(folder, settings, models)
     print(f"{folder.name}: {documents} documents, {len(texts)} chunks; embedding only", flush=True)
     step = max(1, len(texts) // embed_sample) if embed_sample else 1
     sample = texts[::step]
     with timed() as took:
-        models.embedder.encode(sample)
+        (model or models.embedder).encode(sample)
     return {"wall": took["wall"], "cpu": took["cpu"], "load": took["load"],
             "scale": len(texts) / len(sample)}  # fmt: skip
 
@@ -383,8 +401,49 @@ def queries(size: int, backend: str, data_dir: Path, modes: list[str]) -> dict:
         "recall@5": recall,
         "recall@2": recall2,
         "mrr": reciprocal,
-        "engine_warm_up_seconds": round(load["wall"], 1),
+        # In this process, right after the ingest (files in the page cache): the modes'
+        # warm-ups. A cold server's start is `serve`'s engine_warm_up_seconds.
+        "queries_warm_up_seconds": round(load["wall"], 1),
         "query_load_average": asked["load"],
+    }
+
+
+def serve(size: int, backend: str, data_dir: Path, asked: int = SERVED_QUESTIONS) -> dict:
+    """The size's collection served as users serve it: `neorag api` started cold, timed to
+    `/readyz` ready, then the first question and `asked` more over HTTP (retrieval in the
+    default mode), then the memory of the server and its query processes."""
+    questions = [json.loads(line)["question"] for line in (DATASET / "questions.jsonl").open()]
+    env = {
+        "NEORAG_BACKEND": backend,
+        "NEORAG_DATA_DIR": str(data_dir.resolve()),
+        "NEORAG_COLLECTION": f"bench-scale-{size}",
+    }
+    log = data_dir / f"api-{backend}-{size}.log"
+    with serving.api_server(env, log) as served:
+        t0 = time.perf_counter()
+        served.ask(questions[0])
+        first_ms = (time.perf_counter() - t0) * 1000
+        latencies = []
+        for q in questions[1 : asked + 1]:
+            t0 = time.perf_counter()
+            served.ask(q)
+            latencies.append((time.perf_counter() - t0) * 1000)
+        memory = served.memory()
+    p50 = _percentile(latencies, 50)
+    print(
+        f"size {size}: ready in {served.ready_seconds} s, first question {first_ms:.0f} ms, "
+        f"p50 {p50} ms, {memory}",
+        flush=True,
+    )
+    return {
+        "engine_warm_up_seconds": served.ready_seconds,
+        "first_query_ms": round(first_ms, 1),
+        "served_p50_ms": p50,
+        "served_p95_ms": _percentile(latencies, 95),
+        "served_questions": len(latencies),
+        "first_query_over_p50": round(first_ms / p50, 2) if p50 else None,
+        "serving_rss_mb": memory["max_process_rss_mb"],
+        "serving_memory": memory,
     }
 
 
@@ -435,6 +494,17 @@ def main() -> None:
         help="measure the queries again on the stores of an earlier run (sizes back to back)",
     )
     parser.add_argument(
+        "--serve-only",
+        action="store_true",
+        help="only start `neorag api` on the stores of an earlier run: ready time, first and "
+        "steady answers, serving memory",
+    )
+    parser.add_argument(
+        "--no-vector-cache",
+        action="store_true",
+        help="embed every chunk even if an earlier run embedded the same text",
+    )
+    parser.add_argument(
         "--resume",
         action="store_true",
         help="continue sizes whose run was killed (their ledgers), adding ingest segments",
@@ -466,6 +536,7 @@ def main() -> None:
                 args.embed_sample,
                 resume=args.resume,
                 remeasure_embed=args.remeasure_embed,
+                reuse_vectors=not args.no_vector_cache,
             )
         args.result.write_text(json.dumps(result))
         return
@@ -478,6 +549,18 @@ def main() -> None:
     if out.exists():
         report["sizes"] = json.loads(out.read_text()).get("sizes", [])
     for size in (int(s) for s in args.sizes.split(",")):
+        earlier = [s for s in report["sizes"] if s.get("target_chunks") == size]
+        if args.serve_only:
+            if not earlier:
+                raise SystemExit(f"--serve-only: {out} has no size {size} to update")
+            result = {**earlier[0], **serve(size, args.backend, args.data_dir)}
+            result["serve_run"] = {
+                "command": command,
+                "commit": commit,
+                "date": time.strftime("%Y-%m-%d"),
+            }
+            save(report, out, result)
+            continue
         result_file = args.data_dir / f"result-{args.backend}-{size}.json"
         result_file.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(
@@ -487,10 +570,10 @@ def main() -> None:
              "--result", str(result_file)]
             + (["--queries-only"] if args.queries_only else [])
             + (["--resume"] if args.resume else [])
-            + (["--remeasure-embed"] if args.remeasure_embed else []),
+            + (["--remeasure-embed"] if args.remeasure_embed else [])
+            + (["--no-vector-cache"] if args.no_vector_cache else []),
             check=True,
         )  # fmt: skip
-        earlier = [s for s in report["sizes"] if s.get("target_chunks") == size]
         if args.queries_only and not earlier:
             raise SystemExit(f"--queries-only: {out} has no size {size} to update")
         result = {
@@ -500,13 +583,21 @@ def main() -> None:
         }
         run = "queries_run" if args.queries_only else "run"  # a size's row may merge two runs
         result[run] = {"command": command, "commit": commit, "date": time.strftime("%Y-%m-%d")}
-        report["sizes"] = [s for s in report["sizes"] if s.get("target_chunks") != size]
-        report["sizes"].append(result)
-        report["sizes"].sort(key=lambda s: s["target_chunks"])
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report, indent=1) + "\n")
-        print(json.dumps(result))
+        if not args.queries_only:
+            result.update(serve(size, args.backend, args.data_dir))
+        save(report, out, result)
     print(plot(out_dir))
+
+
+def save(report: dict[str, Any], out: Path, result: dict[str, Any]) -> None:
+    """Put `result` in place of its size's row and write the suite's JSON."""
+    size = result["target_chunks"]
+    report["sizes"] = [s for s in report["sizes"] if s.get("target_chunks") != size]
+    report["sizes"].append(result)
+    report["sizes"].sort(key=lambda s: s["target_chunks"])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1) + "\n")
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":
