@@ -349,9 +349,23 @@ def readiness(pool: EnginePool, settings: Settings) -> dict[str, Any]:
     return {"index_version": view.version, "chunks": len(view.dense)}
 
 
+WARM_UP_QUESTION = "What does this collection say about its main subject?"
+
+
 def warm(pool: EnginePool, settings: Settings) -> None:
-    """Open the collection and load the query model, so no question pays seconds for it."""
-    pool.view(settings).encode_queries(["warm up"])
+    """Open the collection, load the query model and answer one question through the
+    default mode and the offline reader, so the first real question runs at the steady
+    speed: what the mode derives (token and bridge graphs), the reader's spaCy model and
+    every lazily imported library are loaded here, before /readyz says ready. An empty
+    collection warms only the model (there is nothing to answer from)."""
+    view = pool.view(settings)
+    view.encode_queries(["warm up"])
+    if len(view.dense) == 0:
+        return
+    view.retriever("default").warm()
+    found = retrieve_on(view, settings, WARM_UP_QUESTION, QueryOptions())
+    if chat_model(settings) is None:  # a chat model is a server of its own: not called here
+        answer_retrieved(found, settings)
 
 
 def get_chunk(pool: EnginePool, settings: Settings, chunk_id: str) -> dict[str, Any]:

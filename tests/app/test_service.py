@@ -156,3 +156,19 @@ def test_no_adapter_imports_another() -> None:
                 if other and other != mine and (mine, name) not in LAUNCHES:
                     offences.append(f"{me} imports {name}")
     assert not offences
+
+
+def test_warm_up_answers_once_so_the_first_question_pays_nothing(settings: Settings) -> None:
+    """What /readyz waits for: the default mode's derived graphs and the offline reader's
+    model are loaded by the warm-up, not by the first question."""
+    from app.reader import reader
+
+    pool = EnginePool()
+    try:
+        reader._loaded.cache_clear()
+        service.warm(pool, settings)
+        built = {key[0] for key in pool.engine(settings)._derived}
+        assert "bridge graph" in built
+        assert reader._loaded.cache_info().currsize == 1
+    finally:
+        pool.close()
