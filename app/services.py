@@ -69,7 +69,12 @@ def open_store(settings: Settings, *, create: bool = False, rebuild: bool = Fals
     if settings.backend == "neo4j":
         from graph.neo4j.store import Neo4jStore
 
-        store = Neo4jStore(settings.neo4j, settings.collection, allow_legacy=legacy_ok)
+        store = Neo4jStore(
+            settings.neo4j,
+            settings.collection,
+            allow_legacy=legacy_ok,
+            local_dir=settings.collection_dir,
+        )
         if must_exist and store.get_meta("created_at") is None:
             store.close()
             raise unknown_collection(settings)

@@ -13,6 +13,17 @@ from scipy import sparse
 from graph.types import ChunkEdge
 
 
+def csr_view(
+    data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, shape: tuple[int, int]
+) -> sparse.csr_matrix:
+    """A CSR matrix over these canonical arrays as they are: scipy's constructor may copy
+    its inputs (it did for slices here), and these may be views of a mapped file, which a
+    copy would turn into private memory in every process."""
+    matrix = sparse.csr_matrix(shape, dtype=data.dtype)
+    matrix.data, matrix.indices, matrix.indptr = data, indices, indptr
+    return matrix
+
+
 def symmetric(n: int, a: np.ndarray, b: np.ndarray, w: np.ndarray) -> sparse.csr_matrix:
     if len(a) == 0:
         return sparse.csr_matrix((n, n))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -94,6 +95,9 @@ class IngestReport:
     modularity: float | None = None
     warnings: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+    # The process's peak resident memory (MB) when each stage last finished: the stage
+    # where it first rises is the one that needed that much.
+    peak_rss_mb: dict[str, float] = field(default_factory=dict)
     graph_version: int = 0
     derived_rebuilt: bool = False
     edge_refresh: str = ""  # "full", "update" or "current" (ingest/edges/maintain.py)
@@ -134,6 +138,7 @@ class IngestReport:
 
     def add_time(self, stage: str, seconds: float) -> None:
         self.seconds[stage] = round(self.seconds.get(stage, 0.0) + seconds, 3)
+        self.peak_rss_mb[stage] = peak_rss_mb()
 
     def as_dict(self) -> dict[str, object]:
         d = asdict(self)
@@ -148,6 +153,11 @@ class IngestReport:
         }
         d["ok"] = self.ok
         return d
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident set so far (Linux reports ru_maxrss in KB)."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def timed(report: IngestReport, stage: str, clock: Callable[[], float]) -> _Timer:

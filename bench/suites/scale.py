@@ -270,6 +270,9 @@ def measure(
             stages = ledger.data.setdefault("stage_seconds", {})
             for stage, seconds in report.seconds.items():
                 stages[stage] = round(stages.get(stage, 0.0) + seconds, 1)
+            peaks = ledger.data.setdefault("stage_peak_rss_mb", {})
+            for stage, mb in report.peak_rss_mb.items():
+                peaks[stage] = max(peaks.get(stage, 0.0), mb)
             ledger.data["ingest_done"] = True
             if reusing is not None:
                 for name, n in (
@@ -312,6 +315,7 @@ def measure(
         "vectors_reused": ledger.data.get("vectors_reused", 0),
         "vectors_encoded": ledger.data.get("vectors_encoded"),
         "ingest_stage_seconds": ledger.data.get("stage_seconds", {}),
+        "ingest_stage_peak_rss_mb": ledger.data.get("stage_peak_rss_mb", {}),
         "embed_only_seconds": round(embed_only["wall"] * scale, 1),
         "embed_only_cpu_seconds": round(embed_only["cpu"] * scale, 1),
         "embed_only_load_average": embed_only["load"],

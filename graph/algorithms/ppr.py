@@ -39,6 +39,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 
+from graph.adjacency import csr_view
 from graph.config import AlgorithmConfig
 from graph.threads import budget
 
@@ -99,6 +100,15 @@ class SenderColumns:
         self.values: np.ndarray = columns.data
         self.counts: np.ndarray = np.diff(self.ptr)
 
+    @classmethod
+    def from_arrays(cls, ptr: np.ndarray, rows: np.ndarray, values: np.ndarray) -> SenderColumns:
+        """Columns given as CSC arrays (`ptr` int64), used without a copy."""
+        out = cls.__new__(cls)
+        out.n, out.nnz = len(ptr) - 1, int(ptr[-1])
+        out.ptr, out.rows, out.values = ptr, rows, values
+        out.counts = np.diff(ptr)
+        return out
+
     def product(self, x: np.ndarray, senders: np.ndarray) -> np.ndarray | None:
         """`M @ x` (float64) with `x` zero outside `senders`, or None when the senders hold
         more than `_SPARSE_SHARE` of the entries (a full mat-vec is then cheaper)."""
@@ -149,20 +159,66 @@ class PprOperator:
         # Node j pushes δ_j·w_jk/deg_j to k; the received sum at i is Σ_j A[i, j]·δ_j/deg_j
         # (A is symmetric: every undirected relationship exists in both directions).
         push = a.T.tocsr() @ sparse.diags(inv_degree)
-        self.push: sparse.csr_matrix = sparse.csr_matrix(push, dtype=dtype)
-        self.push.sort_indices()
+        push = sparse.csr_matrix(push, dtype=dtype)
+        push.sort_indices()
+        self._adopt(push, degree, SenderColumns(push), weighted)
+
+    def _adopt(
+        self, push: sparse.csr_matrix, degree: np.ndarray, senders: SenderColumns, weighted: bool
+    ) -> None:
+        self.push: sparse.csr_matrix = push
         # scipy's sparse mat-vec releases the GIL: row blocks on two threads are ~1.6x
         # faster on a 1M-entry token graph. Small graphs stay single-threaded, and so does a
-        # process whose thread budget is one core (an API worker sharing the machine).
+        # process whose thread budget is one core (an API worker sharing the machine). The
+        # blocks are views of the push matrix's arrays (no copy: they may be mapped files).
         self._blocks: list[sparse.csr_matrix] = []
-        if self.push.nnz >= _PARALLEL_MIN_NNZ:
-            cut = _balanced_cut(self.push.indptr)
-            self._blocks = [self.push[:cut], self.push[cut:]]
-        self.n: int = a.shape[0]
+        if push.nnz >= _PARALLEL_MIN_NNZ:
+            cut = _balanced_cut(push.indptr)
+            at = int(push.indptr[cut])
+            n = push.shape[1]
+            self._blocks = [
+                csr_view(push.data[:at], push.indices[:at], push.indptr[: cut + 1], (cut, n)),
+                csr_view(
+                    push.data[at:],
+                    push.indices[at:],
+                    push.indptr[cut:] - at,
+                    (push.shape[0] - cut, n),
+                ),
+            ]
+        self.n: int = push.shape[0]
         self.weighted = weighted
-        self.dtype = np.dtype(dtype)
+        self.dtype = np.dtype(push.dtype)
         self.degree: np.ndarray = degree
-        self._senders = SenderColumns(self.push)  # for sparse supersteps
+        self._senders = senders  # for sparse supersteps
+
+    # ---- kept on disk (graph/kept.py) ----------------------------------------------------
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """Everything a query needs, as plain arrays: `from_arrays` rebuilds the operator
+        from them without recomputing (or copying) anything the size of the graph."""
+        s = self._senders
+        return {
+            "push_data": self.push.data,
+            "push_indices": self.push.indices,
+            "push_indptr": self.push.indptr,
+            "senders_ptr": s.ptr,
+            "senders_rows": s.rows,
+            "senders_values": s.values,
+            "degree": self.degree,
+            "weighted": np.asarray([int(self.weighted)]),
+        }
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> PprOperator:
+        """The operator `to_arrays` described; its arrays are used as given (views of a
+        mapped file stay mapped)."""
+        n = len(arrays["degree"])
+        push = csr_view(arrays["push_data"], arrays["push_indices"], arrays["push_indptr"], (n, n))
+        senders = SenderColumns.from_arrays(
+            arrays["senders_ptr"], arrays["senders_rows"], arrays["senders_values"]
+        )
+        operator = cls.__new__(cls)
+        operator._adopt(push, arrays["degree"], senders, bool(arrays["weighted"][0]))
+        return operator
 
     @property
     def relationships(self) -> int:

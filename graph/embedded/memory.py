@@ -2,9 +2,10 @@
 
 Loading the token graph from SQLite costs far more than one PPR run, so the adjacency and
 its PPR operator are built once per graph version and reused until an ingest changes it.
-The adjacency of the published version is also kept beside the store, as arrays a later
-process maps from disk (`KeptTokenGraph`) instead of reading every co-occurrence row again:
-the largest part of an engine's start once the bridge graph is kept too.
+The adjacency of the published version and its PPR operator are also kept beside the store,
+as arrays a later process maps from disk (`graph/kept.py`) instead of reading every
+co-occurrence row and building the operator again: the largest part of an engine's start
+once the bridge graph is kept too.
 
 The graphs read the store through `GraphSource`, the few reads they need, so this module
 does not import the store that holds it.
@@ -12,15 +13,10 @@ does not import the store that holds it.
 
 from __future__ import annotations
 
-import json
 import logging
-import os
-import shutil
-import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -29,6 +25,7 @@ from scipy import sparse
 from graph.adjacency import from_edges
 from graph.algorithms.ppr import NamedPpr, PprOperator
 from graph.config import AlgorithmConfig
+from graph.kept import STORE_ID, KeptGraph, adjacency_arrays, adjacency_of
 from graph.types import ChunkEdge
 
 PUBLISHED_KEY = "published_version"
@@ -76,53 +73,8 @@ def _prune(adj: sparse.csr_matrix, min_weight: int) -> sparse.csr_matrix:
     return pruned
 
 
-class KeptTokenGraph:
-    """The token adjacency of one published version in a folder: its vocabulary (JSON) and
-    the CSR arrays (`.npy`, opened memory-mapped). Written aside and renamed into place; a
-    folder of another version or format, or one that cannot be read, is not used."""
-
-    FORMAT = 1
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-
-    def load(self, version: int) -> tuple[list[str], sparse.csr_matrix] | None:
-        try:
-            meta = json.loads((self.folder / "meta.json").read_text())
-            if meta.get("format") != self.FORMAT or meta.get("version") != version:
-                return None
-            texts = json.loads((self.folder / "texts.json").read_text())
-            arrays = [
-                np.load(self.folder / f"{name}.npy", mmap_mode="r")
-                for name in ("data", "indices", "indptr")
-            ]
-        except (OSError, ValueError):
-            return None
-        n = len(texts)
-        return texts, sparse.csr_matrix(tuple(arrays), shape=(n, n))
-
-    def save(self, version: int, texts: list[str], adj: sparse.csr_matrix) -> None:
-        try:
-            self.folder.parent.mkdir(parents=True, exist_ok=True)
-            building = Path(tempfile.mkdtemp(prefix=".token-graph-", dir=self.folder.parent))
-            adj = adj.tocsr()
-            adj.sort_indices()
-            for name in ("data", "indices", "indptr"):
-                np.save(building / f"{name}.npy", getattr(adj, name))
-            (building / "texts.json").write_text(json.dumps(texts))
-            meta = {"format": self.FORMAT, "version": version}
-            (building / "meta.json").write_text(json.dumps(meta))
-            old = self.folder.with_name(f".{self.folder.name}-old-{os.getpid()}")
-            if self.folder.exists():
-                self.folder.rename(old)
-            building.rename(self.folder)
-            shutil.rmtree(old, ignore_errors=True)
-        except OSError as exc:
-            log.warning("token graph: cannot keep it in %s (%s)", self.folder, exc)
-
-
 class MemoryGraphs:
-    def __init__(self, store: GraphSource, kept: KeptTokenGraph | None = None) -> None:
+    def __init__(self, store: GraphSource, kept: KeptGraph | None = None) -> None:
         self._store = store
         self._kept = kept
         self._lock = threading.Lock()
@@ -162,15 +114,21 @@ class MemoryGraphs:
                 self._loading = None
 
     def _load_tokens(self, version: int, min_weight: int) -> _TokenGraph:
-        found = self._kept.load(version) if self._kept is not None else None
+        """The graph of `version` with its PPR operator: mapped from the kept copy when it
+        is of this store and version, else read from the store (and kept, when `version`
+        is what an ingest published)."""
+        store_id = self._store.get_meta(STORE_ID)
+        key = f"{store_id}:{version}:w{min_weight}" if store_id else None
+        found = self._kept.load(key) if self._kept is not None and key else None
         if found is not None:
-            texts, adj = found
+            texts, arrays = found
+            adj, operator = adjacency_of(arrays), PprOperator.from_arrays(arrays)
         else:
             texts, adj = self._store.token_graph()
+            operator = PprOperator(_prune(adj, min_weight))
             published = self._store.get_meta(PUBLISHED_KEY)
-            if self._kept is not None and published is not None and int(published) == version:
-                self._kept.save(version, texts, adj)  # only what an ingest published
-        operator = PprOperator(_prune(adj, min_weight))
+            if self._kept is not None and key and published and int(published) == version:
+                self._kept.save(key, texts, adjacency_arrays(adj) | operator.to_arrays())
         index = {t: i for i, t in enumerate(texts)}
         return _TokenGraph(version, min_weight, texts, index, operator, adj)
 

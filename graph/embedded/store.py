@@ -18,9 +18,10 @@ from graph.base import AnalyticsReport
 from graph.collections import DEFAULT_COLLECTION, check_collection
 from graph.config import AlgorithmConfig
 from graph.embedded.analytics import EmbeddedAnalytics
-from graph.embedded.memory import KeptTokenGraph, MemoryGraphs
+from graph.embedded.memory import MemoryGraphs
 from graph.embedded.store_reads import _EmbeddedReads
 from graph.embedded.store_writes import _EmbeddedWrites
+from graph.kept import KeptGraph
 
 
 class EmbeddedStore(_EmbeddedWrites, _EmbeddedReads):
@@ -40,7 +41,7 @@ class EmbeddedStore(_EmbeddedWrites, _EmbeddedReads):
             resources.files(__package__).joinpath("schema.sql").read_text(encoding="utf-8")
         )
         self._lock = threading.RLock()
-        self._memory = MemoryGraphs(self, KeptTokenGraph(path.parent / "token-graph"))
+        self._memory = MemoryGraphs(self, KeptGraph(path.parent / "token-graph"))
 
     # ---- analytics -------------------------------------------------------------------
     def run_analytics(self, cfg: AlgorithmConfig) -> AnalyticsReport:

@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from graph.embedded.store_base import _blob, _EmbeddedBase
+from graph.kept import STORE_ID
 from graph.types import (
     EDGE_KINDS,
     RELATED,
@@ -47,6 +49,12 @@ class _EmbeddedWrites(_EmbeddedBase):
             c.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('created_at', ?)",
                 (time.strftime("%Y-%m-%d %H:%M:%S"),),
+            )
+            # What copies kept outside the store check they belong to (graph/kept.py): a
+            # cleared store gets a new one with its next write.
+            c.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                (STORE_ID, uuid.uuid4().hex),
             )
             # Only what the removed chunks held can have lost its last holder: the cost of a
             # write follows the write, not the collection.

@@ -9,6 +9,7 @@ projections kept in the catalog (graph/neo4j/gds.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from graph.analytics import run_chunk_analytics
@@ -16,6 +17,7 @@ from graph.base import AnalyticsReport
 from graph.collections import DEFAULT_COLLECTION, check_collection
 from graph.config import AlgorithmConfig, Neo4jConfig
 from graph.errors import LegacyStore
+from graph.kept import KeptGraph
 from graph.neo4j.connection import connect
 from graph.neo4j.gds import GdsAnalytics, GdsHooks
 from graph.neo4j.store_reads import _Neo4jReads
@@ -30,10 +32,19 @@ class Neo4jStore(_Neo4jWrites, _Neo4jReads):
     backend = "neo4j"
     remote = True
 
-    def __init__(self, cfg: Neo4jConfig, collection: str, *, allow_legacy: bool = False) -> None:
+    def __init__(
+        self,
+        cfg: Neo4jConfig,
+        collection: str,
+        *,
+        allow_legacy: bool = False,
+        local_dir: Path | None = None,
+    ) -> None:
         """A store bound to one collection of the database. `allow_legacy` lets `ingest
         --rebuild` open `default` although an older neorag's graph is still there (it
-        deletes that graph); otherwise its presence is an error naming the fix."""
+        deletes that graph); otherwise its presence is an error naming the fix.
+        `local_dir`: this machine's folder for the collection, where copies of server-side
+        graphs are kept for the next process (graph/kept.py); None keeps nothing."""
         self.cfg = cfg
         self.collection = check_collection(collection)
         self.driver, self.gds_version = connect(cfg)
@@ -47,7 +58,8 @@ class Neo4jStore(_Neo4jWrites, _Neo4jReads):
         self._schema_ready = False
         self._vector_dimension: int | None = None
         self.gds = GdsAnalytics(self)
-        self.token_mirror = TokenMirror(self)
+        kept = KeptGraph(local_dir / "token-graph") if local_dir is not None else None
+        self.token_mirror = TokenMirror(self, kept)
         if self.collection == DEFAULT_COLLECTION and not allow_legacy:
             try:
                 self.check_legacy()

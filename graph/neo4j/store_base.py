@@ -9,6 +9,7 @@ The writes (store_writes.py) and the reads (store_reads.py) are mixins over this
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -18,6 +19,7 @@ from neo4j.exceptions import Neo4jError
 import cypher
 from graph.base import GraphStore
 from graph.config import Neo4jConfig
+from graph.kept import STORE_ID
 from graph.neo4j.connection import translate
 
 
@@ -137,6 +139,9 @@ class _Neo4jBase(GraphStore):
             for statement in cypher.statements("schema"):
                 self.write_raw(statement, tolerate=_CONCURRENT_SCHEMA)
             self.write("meta_set_if_absent", key="created_at", value=_now())
+            # What copies kept outside the database check they belong to (graph/kept.py):
+            # a collection deleted and made again gets a new one.
+            self.write("meta_set_if_absent", key=STORE_ID, value=uuid.uuid4().hex)
             self._schema_ready = True
         if dimension and dimension != self._vector_dimension:
             self._follow_vector_index(dimension)

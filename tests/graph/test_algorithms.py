@@ -394,3 +394,21 @@ def test_token_ppr_config_bounds_large_graphs_only() -> None:
     delta = cfg.model_copy(update={"token_ppr_bounded_rule": "delta"})
     in_process = token_ppr_config(delta, 101)
     assert (in_process.ppr_send_rule, in_process.ppr_tolerance) == ("delta", 1e-5)
+
+
+def test_ppr_operator_from_its_arrays_runs_alike_without_copying(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """An operator kept on disk (graph/kept.py) is rebuilt from mapped arrays: the same
+    scores, bit for bit, in row blocks and sparse supersteps alike, with no array copied."""
+    from graph.algorithms import ppr
+
+    adj = _random_graph(3000, ppr._PARALLEL_MIN_NNZ, seed=7)
+    op = PprOperator(adj)
+    for name, array in op.to_arrays().items():
+        np.save(tmp_path / f"{name}.npy", array)
+    mapped = {p.stem: np.load(p, mmap_mode="r") for p in tmp_path.glob("*.npy")}
+    again = PprOperator.from_arrays(mapped)
+    assert again._blocks and not again.push.data.flags.owndata
+    assert all(not b.data.flags.owndata for b in again._blocks)
+    cfg = AlgorithmConfig(ppr_max_iterations=20, ppr_tolerance=1e-9)
+    for seeds in ({0: 1.0, 11: 1.0}, {5: 1.0}):
+        np.testing.assert_array_equal(again.run(seeds, cfg), op.run(seeds, cfg))

@@ -65,3 +65,55 @@ def test_above_the_size_limit_gds_runs_it(neo4j_store) -> None:
     assert neo4j_store.token_mirror.loaded is None
     assert not neo4j_store.token_mirror.load(neo4j_store.gds.projection("tokens"), small)
     _same(got, neo4j_store.gds.token_ppr(SEEDS[0], EXACT, 10))
+
+
+def test_a_kept_copy_is_mapped_by_the_next_process_without_a_read(
+    neo4j_config, tmp_path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The copy is kept on local disk; a store opened later (a restarted server) maps it
+    instead of reading the projection's relationships again, and answers alike. A
+    collection made again (its new store id) does not take the old copy."""
+    from graph.neo4j.store import Neo4jStore
+    from graph.neo4j.token_mirror import TokenMirror
+    from tests.conftest import fresh_collection
+
+    local = EXACT.model_copy(update={"token_ppr": "local"})
+    first = Neo4jStore(neo4j_config, fresh_collection(), local_dir=tmp_path)
+    try:
+        add(first, CORPUS)
+        name = _publish(first)
+        expected = [first.token_ppr(s, local, top_k=10) for s in SEEDS]
+        assert (tmp_path / "token-graph" / "meta.json").is_file()
+        again = Neo4jStore(neo4j_config, first.collection, local_dir=tmp_path)
+        try:
+            monkeypatch.setattr(
+                TokenMirror, "_read", lambda *a: pytest.fail("read the server again")
+            )
+            got = [again.token_ppr(s, local, top_k=10) for s in SEEDS]
+            assert again.token_mirror.loaded == name
+            assert not again.token_mirror._ready[1].operator.push.data.flags.owndata
+            for a, b in zip(got, expected, strict=True):
+                _same(a, b)
+        finally:
+            again.close()
+        monkeypatch.undo()
+        first.clear()
+        add(first, CORPUS)  # the same content and version numbers, a new store id
+        assert _publish(first) == name
+        reads: list[int] = []
+        real = TokenMirror._read
+
+        def counted(self, *args):  # type: ignore[no-untyped-def]
+            reads.append(1)
+            return real(self, *args)
+
+        monkeypatch.setattr(TokenMirror, "_read", counted)
+        fresh = Neo4jStore(neo4j_config, first.collection, local_dir=tmp_path)
+        try:
+            fresh.token_ppr(SEEDS[0], local, top_k=10)
+            assert reads == [1]
+        finally:
+            fresh.close()
+    finally:
+        first.clear()
+        first.close()
