@@ -8,7 +8,9 @@ packages are fetched with `apt-get download` and unpacked with `dpkg-deb -x`):
 - `python3.11-doc`: the Python 3.11 documentation, Sphinx HTML, PSF-2.0 (~530 pages,
   ~33k chunks);
 - `postgresql-doc-15`: the PostgreSQL 15 manual, HTML, PostgreSQL licence (~1,170 pages);
-- `git-doc`: Git's manual pages and guides, HTML, GPL-2.0 (~240 pages).
+- `git-doc`: Git's manual pages and guides, HTML, GPL-2.0 (~240 pages);
+- past 200k chunks, the Django, SQLAlchemy, CMake, Node.js, Erlang/OTP, SciPy, pandas and
+  OpenJDK 17 documentation packages (HTML; licences in `PACKAGES`).
 
 Nothing of it enters the repository: packages and pages live under the cache directory
 (default `~/.cache/neorag/scale`). Pages are taken package by package in sorted path order,
@@ -38,6 +40,15 @@ PACKAGES = {  # package -> (licence, folder of its HTML pages inside the package
     "python3.11-doc": ("PSF-2.0", "usr/share/doc/python3.11/html"),
     "postgresql-doc-15": ("PostgreSQL", "usr/share/doc/postgresql-doc-15/html"),
     "git-doc": ("GPL-2.0", "usr/share/doc/git-doc"),
+    # Beyond 200k chunks (the larger sizes): appended, so every smaller size keeps its pages.
+    "python-django-doc": ("BSD-3-Clause", "usr/share/doc/python-django-doc/html"),
+    "python-sqlalchemy-doc": ("MIT", "usr/share/doc/python-sqlalchemy-doc/html"),
+    "cmake-doc": ("BSD-3-Clause", "usr/share/doc/cmake-data/html"),
+    "nodejs-doc": ("MIT", "usr/share/doc/nodejs/api"),
+    "erlang-doc": ("Apache-2.0", "usr/share/doc/erlang-doc"),
+    "python-scipy-doc": ("BSD-3-Clause", "usr/share/doc/python-scipy-doc/html"),
+    "python-pandas-doc": ("BSD-3-Clause", "usr/share/doc/python-pandas-doc/html"),
+    "openjdk-17-doc": ("GPL-2.0 WITH Classpath-exception-2.0", "usr/share/doc/openjdk-17-doc"),
 }
 SKIPPED_PAGES = ("genindex", "search.html", "py-modindex", "_sources", "_static", "_images")
 DEFAULT_CACHE = Path.home() / ".cache" / "neorag" / "scale"

@@ -10,7 +10,6 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 
 from graph.analytics import run_chunk_analytics
@@ -19,6 +18,7 @@ from graph.collections import DEFAULT_COLLECTION, check_collection
 from graph.config import AlgorithmConfig
 from graph.embedded.analytics import EmbeddedAnalytics
 from graph.embedded.memory import MemoryGraphs
+from graph.embedded.migrate import migrate, needs_migration, schema_sql
 from graph.embedded.store_reads import _EmbeddedReads
 from graph.embedded.store_writes import _EmbeddedWrites
 from graph.kept import KeptGraph
@@ -37,9 +37,9 @@ class EmbeddedStore(_EmbeddedWrites, _EmbeddedReads):
         self.path = path
         self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._conn.execute("PRAGMA foreign_keys = OFF")
-        self._conn.executescript(
-            resources.files(__package__).joinpath("schema.sql").read_text(encoding="utf-8")
-        )
+        if needs_migration(self._conn):
+            migrate(self._conn, str(path))
+        self._conn.executescript(schema_sql())
         self._lock = threading.RLock()
         self._memory = MemoryGraphs(self, KeptGraph(path.parent / "token-graph"))
 

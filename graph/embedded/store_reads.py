@@ -115,7 +115,8 @@ class _EmbeddedReads(_EmbeddedBase):
             marks = ",".join("?" * len(part))
             out.update(
                 self._rows(
-                    f"SELECT chunk_id, state FROM chunk_edge_state WHERE chunk_id IN ({marks})",
+                    "SELECT c.id, s.state FROM chunks c JOIN chunk_edge_state s "
+                    f"ON s.chunk = c.key WHERE c.id IN ({marks})",
                     part,
                 )
             )
@@ -123,26 +124,26 @@ class _EmbeddedReads(_EmbeddedBase):
 
     # ---- reads -----------------------------------------------------------------------
     def status(self) -> StoreStatus:
-        def count(sql: str) -> int:
-            return int(self._rows(sql)[0][0])
-
+        """From the counts the triggers keep (schema.sql): no table is scanned."""
+        counts = dict(self._rows("SELECT name, n FROM counts"))
         edges = {kind: 0 for kind in (*EDGE_KINDS, RELATED)}
-        edges.update(dict(self._rows("SELECT kind, COUNT(*) FROM chunk_edges GROUP BY kind")))
-        edges["CO_OCCURS"] = count("SELECT COUNT(*) FROM cooccurs")
-        edges["HAS_TOKEN"] = count("SELECT COUNT(*) FROM has_token")
-        edges["MENTIONS"] = count("SELECT COUNT(*) FROM mentions")
+        for code, name in self._rows("SELECT code, name FROM edge_kinds"):
+            edges[name] = counts.get(f"edges:{code}", 0)
+        edges["CO_OCCURS"] = counts["cooccurs"]
+        edges["HAS_TOKEN"] = counts["has_token"]
+        edges["MENTIONS"] = counts["mentions"]
         return StoreStatus(
             backend=self.backend,
-            documents=count("SELECT COUNT(*) FROM documents"),
-            chunks=count("SELECT COUNT(*) FROM chunks"),
-            tokens=count("SELECT COUNT(*) FROM tokens"),
+            documents=counts["documents"],
+            chunks=counts["chunks"],
+            tokens=counts["tokens"],
             edges=edges,
-            communities=count("SELECT COUNT(*) FROM communities"),
+            communities=counts["communities"],
             graph_version=self.graph_version(),
         )
 
     def chunk_count(self) -> int:
-        return int(self._rows("SELECT COUNT(*) FROM chunks")[0][0])
+        return int(self._rows("SELECT n FROM counts WHERE name = 'chunks'")[0][0])
 
     def _chunk_rows(self, ids: Sequence[str]) -> dict[str, tuple]:
         found: dict[str, tuple] = {}
@@ -168,17 +169,30 @@ class _EmbeddedReads(_EmbeddedBase):
         ]
 
     def neighbours(self, ids: Sequence[str], kinds: Sequence[str] | None = None) -> list[ChunkEdge]:
-        # Both indexes lead with the chunk, then the kind: a kind filter is a range scan.
+        """Each edge once: per chunk, those it starts by (kind, dst), then those it ends by
+        (kind, src), as format 1's text-keyed indexes returned them."""
         only = list(dict.fromkeys(kinds)) if kinds else []
-        of_kind = f" AND kind IN ({','.join('?' * len(only))})" if only else ""
+        codes = [c for c, n in self._rows("SELECT code, name FROM edge_kinds") if n in only]
+        if only and not codes:
+            return []
+        of_kind = f" AND e.kind IN ({','.join('?' * len(codes))})" if only else ""
+        named = (
+            "SELECT k.name, s.id, d.id, e.weight FROM chunk_edges e "
+            "JOIN chunks s ON s.key = e.src JOIN chunks d ON d.key = e.dst "
+            "JOIN edge_kinds k ON k.code = e.kind WHERE "
+        )
         seen: set[tuple[str, str, str]] = set()
         out: list[ChunkEdge] = []
         for cid in dict.fromkeys(ids):
-            for kind, src, dst, w in self._rows(
-                f"SELECT kind, src, dst, weight FROM chunk_edges WHERE src = ?{of_kind} "
-                f"UNION ALL SELECT kind, src, dst, weight FROM chunk_edges WHERE dst = ?{of_kind}",
-                (cid, *only, cid, *only),
-            ):
+            found = self._rows("SELECT key FROM chunks WHERE id = ?", (cid,))
+            if not found:
+                continue
+            key = found[0][0]
+            starts = sorted(self._rows(f"{named}e.src = ?{of_kind}", (key, *codes)),
+                            key=lambda r: (r[0], r[2]))  # fmt: skip
+            ends = sorted(self._rows(f"{named}e.dst = ?{of_kind}", (key, *codes)),
+                          key=lambda r: (r[0], r[1]))  # fmt: skip
+            for kind, src, dst, w in starts + ends:
                 if (kind, src, dst) not in seen:
                     seen.add((kind, src, dst))
                     out.append(ChunkEdge(kind, src, dst, w))
@@ -196,15 +210,15 @@ class _EmbeddedReads(_EmbeddedBase):
     def chunk_entities(self, ids: Sequence[str] | None) -> dict[str, list[EntityMention]]:
         out: dict[str, list[EntityMention]] = defaultdict(list)
         sql = (
-            "SELECT m.chunk_id, e.name, e.label, m.count FROM mentions m "
-            "JOIN entities e ON e.key = m.entity_key"
+            "SELECT c.id, e.name, e.label, m.count FROM chunks c "
+            "JOIN mentions m ON m.chunk = c.key JOIN entities e ON e.key = m.entity_key"
         )
         if ids is None:
-            rows = self._rows(sql + " ORDER BY m.chunk_id, e.key")
+            rows = self._rows(sql + " ORDER BY c.id, e.key")
         else:
             rows = []
             for cid in dict.fromkeys(ids):
-                rows += self._rows(sql + " WHERE m.chunk_id = ? ORDER BY e.key", (cid,))
+                rows += self._rows(sql + " WHERE c.id = ? ORDER BY e.key", (cid,))
         for cid, name, label, n in rows:
             out[cid].append(EntityMention(name, label, n))
         return dict(out)
@@ -220,26 +234,31 @@ class _EmbeddedReads(_EmbeddedBase):
                 rows += self._rows(f"SELECT id, {prop} FROM chunks WHERE id = ?", (cid,))
         return {cid: v for cid, blob in rows if (v := _vec(blob)) is not None}
 
+    def _key_rows(self) -> tuple[list[str], np.ndarray]:
+        """Chunk ids in id order, and for each chunk key its row in that order (-1: none)."""
+        keyed = self._rows("SELECT key, id FROM chunks ORDER BY id")
+        chunk_ids = [i for _, i in keyed]
+        keys = np.fromiter((k for k, _ in keyed), np.int64, len(keyed))
+        row = np.full(int(keys.max(initial=0)) + 1, -1, dtype=np.int64)
+        row[keys] = np.arange(len(keys))
+        return chunk_ids, row
+
     def term_matrix(self) -> TermMatrix:
-        chunk_ids = [r[0] for r in self._rows("SELECT id FROM chunks ORDER BY id")]
+        chunk_ids, row = self._key_rows()
         vocab_rows = self._rows("SELECT id, text FROM tokens ORDER BY text")
         vocabulary = [t for _, t in vocab_rows]
-        col = {tid: j for j, (tid, _) in enumerate(vocab_rows)}
-        row = {cid: i for i, cid in enumerate(chunk_ids)}
-        triples = self._rows("SELECT chunk_id, token_id, tf FROM has_token")
+        token_ids = np.fromiter((t for t, _ in vocab_rows), np.int64, len(vocab_rows))
+        col = np.full(int(token_ids.max(initial=0)) + 1, -1, dtype=np.int64)
+        col[token_ids] = np.arange(len(token_ids))
+        triples = self._rows("SELECT chunk, token_id, tf FROM has_token")
         if not triples:
             return TermMatrix(
                 chunk_ids, vocabulary, sparse.csr_matrix((len(chunk_ids), len(vocabulary)))
             )
-        r, c_, v = zip(*triples, strict=True)
+        flat = np.fromiter((x for t in triples for x in t), np.int64, 3 * len(triples))
+        keys, tids, tfs = flat[0::3], flat[1::3], flat[2::3]
         tf = sparse.csr_matrix(
-            (
-                np.asarray(v, dtype=np.float32),
-                (
-                    np.fromiter((row[x] for x in r), np.int64),
-                    np.fromiter((col[x] for x in c_), np.int64),
-                ),
-            ),
+            (tfs.astype(np.float32), (row[keys], col[tids])),
             shape=(len(chunk_ids), len(vocabulary)),
         )
         return TermMatrix(chunk_ids, vocabulary, tf)
@@ -254,11 +273,17 @@ class _EmbeddedReads(_EmbeddedBase):
         w = np.fromiter((r[2] for r in rows), np.float64, len(rows))
         return texts, symmetric(len(texts), ia, ib, w)
 
+    def _chunk_id_of_key(self) -> dict[int, str]:
+        return dict(self._rows("SELECT key, id FROM chunks"))
+
     def related_edges(self) -> list[ChunkEdge]:
+        ids = self._chunk_id_of_key()
         return [
-            ChunkEdge(RELATED, s, d, w)
+            ChunkEdge(RELATED, ids[s], ids[d], w)
             for s, d, w in self._rows(
-                "SELECT src, dst, weight FROM chunk_edges WHERE kind = ?", (RELATED,)
+                "SELECT e.src, e.dst, e.weight FROM chunk_edges e "
+                "JOIN edge_kinds k ON k.code = e.kind WHERE k.name = ?",
+                (RELATED,),
             )
         ]
 
@@ -278,20 +303,30 @@ class _EmbeddedReads(_EmbeddedBase):
 
     def snapshot(self) -> GraphSnapshot:
         tok = dict(self._rows("SELECT id, text FROM tokens"))
+        ids = self._chunk_id_of_key()
         return GraphSnapshot(
             documents=dict(self._rows("SELECT id, content_hash FROM documents")),
             chunks={
                 r[0]: (r[1], r[2]) for r in self._rows("SELECT id, doc_id, ordinal FROM chunks")
             },
             tokens={t: df for _, t, df in self._rows("SELECT id, text, df FROM tokens")},
-            has_token={(c, tok[t]): tf for c, t, tf in self._rows("SELECT * FROM has_token")},
+            has_token={
+                (ids[c], tok[t]): tf
+                for c, t, tf in self._rows("SELECT chunk, token_id, tf FROM has_token")
+            },
             cooccurs={
                 (tok[a], tok[b]): w for a, b, w in self._rows("SELECT a, b, weight FROM cooccurs")
             },
             entities={r[0] for r in self._rows("SELECT key FROM entities")},
-            mentions={(c, k): n for c, k, n in self._rows("SELECT * FROM mentions")},
+            mentions={
+                (ids[c], k): n
+                for c, k, n in self._rows("SELECT chunk, entity_key, count FROM mentions")
+            },
             chunk_edges={
-                (k, s, d): round(w, 6)
-                for k, s, d, w in self._rows("SELECT kind, src, dst, weight FROM chunk_edges")
+                (k, ids[s], ids[d]): round(w, 6)
+                for k, s, d, w in self._rows(
+                    "SELECT k.name, e.src, e.dst, e.weight FROM chunk_edges e "
+                    "JOIN edge_kinds k ON k.code = e.kind"
+                )
             },
         )

@@ -73,18 +73,19 @@ class _EmbeddedWrites(_EmbeddedBase):
     ) -> None:
         """Removes the document and its chunks; adds the ids of the tokens and the keys of
         the entities they held to `tokens` and `entities`."""
-        chunk_ids = [r[0] for r in c.execute("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))]
-        for cid in chunk_ids:
-            held = c.execute("SELECT token_id FROM has_token WHERE chunk_id = ?", (cid,))
+        keys = [r[0] for r in c.execute("SELECT key FROM chunks WHERE doc_id = ?", (doc_id,))]
+        for key in keys:
+            held = c.execute("SELECT token_id FROM has_token WHERE chunk = ?", (key,))
             own = [r[0] for r in held]
             tokens.update(own)
             c.executemany("UPDATE tokens SET df = df - 1 WHERE id = ?", [(t,) for t in own])
-            held = c.execute("SELECT entity_key FROM mentions WHERE chunk_id = ?", (cid,))
+            held = c.execute("SELECT entity_key FROM mentions WHERE chunk = ?", (key,))
             entities.update(r[0] for r in held)
-            c.execute("DELETE FROM has_token WHERE chunk_id = ?", (cid,))
-            c.execute("DELETE FROM mentions WHERE chunk_id = ?", (cid,))
-            c.execute("DELETE FROM chunk_edges WHERE src = ? OR dst = ?", (cid, cid))
-            c.execute("DELETE FROM chunk_edge_state WHERE chunk_id = ?", (cid,))
+            c.execute("DELETE FROM has_token WHERE chunk = ?", (key,))
+            c.execute("DELETE FROM mentions WHERE chunk = ?", (key,))
+            c.execute("DELETE FROM chunk_edges WHERE src = ?", (key,))
+            c.execute("DELETE FROM chunk_edges WHERE dst = ?", (key,))
+            c.execute("DELETE FROM chunk_edge_state WHERE chunk = ?", (key,))
         c.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
         c.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
 
@@ -128,9 +129,10 @@ class _EmbeddedWrites(_EmbeddedBase):
                 for ch in chunks
             ],
         )
+        keys = dict(c.execute("SELECT id, key FROM chunks WHERE doc_id = ?", (doc.id,)))
         ids = self._token_ids(c, (t for ch in chunks for t in ch.tokens))
-        rows = [(ch.id, ids[t], tf) for ch in chunks for t, tf in ch.token_counts().items()]
-        c.executemany("INSERT INTO has_token (chunk_id, token_id, tf) VALUES (?, ?, ?)", rows)
+        rows = [(keys[ch.id], ids[t], tf) for ch in chunks for t, tf in ch.token_counts().items()]
+        c.executemany("INSERT INTO has_token (chunk, token_id, tf) VALUES (?, ?, ?)", rows)
         df: dict[int, int] = defaultdict(int)
         for _, tid, _ in rows:
             df[tid] += 1
@@ -142,10 +144,10 @@ class _EmbeddedWrites(_EmbeddedBase):
                     (ent.key, ent.name, ent.label),
                 )
                 c.execute(
-                    "INSERT INTO mentions (chunk_id, entity_key, count) VALUES (?, ?, ?) "
-                    "ON CONFLICT (chunk_id, entity_key) "
+                    "INSERT INTO mentions (chunk, entity_key, count) VALUES (?, ?, ?) "
+                    "ON CONFLICT (chunk, entity_key) "
                     "DO UPDATE SET count = count + excluded.count",
-                    (ch.id, ent.key, ent.count),
+                    (keys[ch.id], ent.key, ent.count),
                 )
 
     def _apply_cooccurrence(self, c: sqlite3.Connection, pairs: dict[tuple[str, str], int]) -> None:
@@ -165,10 +167,7 @@ class _EmbeddedWrites(_EmbeddedBase):
     def replace_chunk_edges(self, edges: Sequence[ChunkEdge]) -> None:
         with self._tx() as c:
             c.execute("DELETE FROM chunk_edges")
-            c.executemany(
-                "INSERT INTO chunk_edges (kind, src, dst, weight) VALUES (?, ?, ?, ?)",
-                [(e.kind, e.src, e.dst, float(e.weight)) for e in edges],
-            )
+            self._write_edges(c, edges)
             self._bump_version(c)
 
     def apply_chunk_edge_change(self, change: ChunkEdgeChange) -> int:
@@ -179,26 +178,67 @@ class _EmbeddedWrites(_EmbeddedBase):
             if change.replace_all:
                 c.execute("DELETE FROM chunk_edges")
                 c.execute("DELETE FROM chunk_edge_state")
+            keys = self._chunk_keys(
+                c,
+                [x for _, s, d in change.delete for x in (s, d)]
+                + list(change.drop_states)
+                + list(change.states),
+            )
+            codes = self._kind_codes(c)
             c.executemany(
                 "DELETE FROM chunk_edges WHERE src = ? AND kind = ? AND dst = ?",
-                [(src, kind, dst) for kind, src, dst in change.delete],
+                [
+                    (keys[src], codes[kind], keys[dst])
+                    for kind, src, dst in change.delete
+                    if src in keys and dst in keys
+                ],
+            )
+            self._write_edges(c, change.write)
+            c.executemany(
+                "DELETE FROM chunk_edge_state WHERE chunk = ?",
+                [(keys[i],) for i in change.drop_states if i in keys],
             )
             c.executemany(
-                "INSERT OR REPLACE INTO chunk_edges (kind, src, dst, weight) VALUES (?, ?, ?, ?)",
-                [(e.kind, e.src, e.dst, float(e.weight)) for e in change.write],
-            )
-            c.executemany(
-                "DELETE FROM chunk_edge_state WHERE chunk_id = ?",
-                [(i,) for i in change.drop_states],
-            )
-            c.executemany(
-                "INSERT OR REPLACE INTO chunk_edge_state (chunk_id, state) VALUES (?, ?)",
-                list(change.states.items()),
+                "INSERT OR REPLACE INTO chunk_edge_state (chunk, state) VALUES (?, ?)",
+                [(keys[i], state) for i, state in change.states.items() if i in keys],
             )
             c.executemany(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", change.meta.items()
             )
             return self._bump_version(c)
+
+    def _write_edges(self, c: sqlite3.Connection, edges: Sequence[ChunkEdge]) -> None:
+        """Insert or re-weight `edges`. An edge to a chunk the store does not hold is not
+        written (as a MATCH that finds no node writes nothing on Neo4j)."""
+        keys = self._chunk_keys(c, [x for e in edges for x in (e.src, e.dst)])
+        codes = self._kind_codes(c)
+        c.executemany(
+            "INSERT INTO chunk_edges (src, kind, dst, weight) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (src, kind, dst) DO UPDATE SET weight = excluded.weight",
+            [
+                (keys[e.src], codes[e.kind], keys[e.dst], float(e.weight))
+                for e in edges
+                if e.src in keys and e.dst in keys
+            ],
+        )
+
+    @staticmethod
+    def _chunk_keys(c: sqlite3.Connection, ids: Iterable[str]) -> dict[str, int]:
+        """Chunk id → its integer key, for the ids the store holds."""
+        wanted = list(dict.fromkeys(ids))
+        if len(wanted) > 50_000:  # most of a large collection: one scan beats lookups
+            found = set(wanted)
+            return {i: k for i, k in c.execute("SELECT id, key FROM chunks") if i in found}
+        keys: dict[str, int] = {}
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            marks = ",".join("?" * len(part))
+            keys.update(c.execute(f"SELECT id, key FROM chunks WHERE id IN ({marks})", part))
+        return keys
+
+    @staticmethod
+    def _kind_codes(c: sqlite3.Connection) -> dict[str, int]:
+        return {name: code for code, name in c.execute("SELECT code, name FROM edge_kinds")}
 
     def write_communities(
         self, assignment: dict[str, int], communities: Sequence[CommunityRecord]
