@@ -32,6 +32,7 @@ import argparse
 import hashlib
 import json
 import os
+import resource
 import statistics
 import sys
 import time
@@ -136,8 +137,17 @@ def encoders(datasets: list[str], settings: list[str]) -> int:
     return run_all(runs, dry_run=False)
 
 
+def _rss_mb() -> float:
+    """This process's resident memory now (MB), from /proc (Linux)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
 def warm_up(mode: str, data_dir: Path | None, collection: str | None, questions: list[str]):
-    """Seconds of each step of an engine's start, in one fresh process (this one)."""
+    """Seconds of each step of an engine's start, in one fresh process (this one), and the
+    resident memory after each (a step's growth is what it holds, or touched, in memory)."""
     from app.engine import Engine
     from app.settings import load_settings
 
@@ -148,13 +158,16 @@ def warm_up(mode: str, data_dir: Path | None, collection: str | None, questions:
         overrides["collection"] = collection
     settings = load_settings(**overrides)
     steps: dict[str, float] = {}
+    rss: dict[str, float] = {"before": _rss_mb()}
     t0 = time.perf_counter()
     engine = Engine(settings)
     steps["open store and indexes"] = time.perf_counter() - t0
+    rss["open store and indexes"] = _rss_mb()
     try:
         t = time.perf_counter()
         engine.query_model  # noqa: B018 - the load is what is timed
         steps["query model"] = time.perf_counter() - t
+        rss["query model"] = _rss_mb()
         retriever = engine.retriever(mode)
         parts = getattr(retriever, "parts", lambda: ())()
         for name in parts or (mode,):
@@ -162,6 +175,7 @@ def warm_up(mode: str, data_dir: Path | None, collection: str | None, questions:
             t = time.perf_counter()
             part.warm()
             steps[f"warm {name}"] = time.perf_counter() - t
+            rss[f"warm {name}"] = _rss_mb()
         t = time.perf_counter()
         engine.settle()
         steps["settle"] = time.perf_counter() - t
@@ -169,6 +183,10 @@ def warm_up(mode: str, data_dir: Path | None, collection: str | None, questions:
             t = time.perf_counter()
             retriever.retrieve(question)
             steps[f"question {n}"] = time.perf_counter() - t
+            rss[f"question {n}"] = _rss_mb()
+        for question in questions[2:100]:
+            retriever.retrieve(question)
+        rss[f"after {min(len(questions), 100)} questions"] = _rss_mb()
         chunks = len(engine.dense)
     finally:
         engine.close()
@@ -179,6 +197,8 @@ def warm_up(mode: str, data_dir: Path | None, collection: str | None, questions:
         "chunks": chunks,
         "seconds": {k: round(v, 3) for k, v in steps.items()},
         "warm_up_seconds": round(sum(v for k, v in steps.items() if "question" not in k), 3),
+        "rss_mb": rss,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
 
@@ -206,7 +226,7 @@ def main() -> int:
     dataset = locate(args.dataset[0])
     if args.warm_up:
         lines = (dataset / "questions.jsonl").read_text().splitlines()
-        questions = [json.loads(line)["question"] for line in lines[:2]]
+        questions = [json.loads(line)["question"] for line in lines[:100]]
         out = args.out or OUT / "latency" / f"warm-up-{dataset.name}.json"
         emit(warm_up(args.mode, args.data_dir, args.collection, questions), out)
         return 0

@@ -148,3 +148,7 @@ BEGIN UPDATE counts SET n = n + 1 WHERE name = 'edges:' || NEW.kind; END;
 CREATE TRIGGER IF NOT EXISTS count_edges_out AFTER DELETE ON chunk_edges
 BEGIN UPDATE counts SET n = n - 1 WHERE name = 'edges:' || OLD.kind; END;
 
+
+-- The store's identity, which copies kept outside it check (graph/kept.py); `clear` deletes
+-- it with the rest of meta, and the next write or open sets a new one.
+INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', lower(hex(randomblob(16))));
