@@ -278,6 +278,7 @@ def measure(
                 for name, n in (
                     ("vectors_reused", reusing.reused),
                     ("vectors_encoded", reusing.encoded),
+                    ("analyses_reused", models.extractor.reused),
                 ):
                     ledger.data[name] = ledger.data.get(name, 0) + n
             ledger.save()
@@ -310,10 +311,11 @@ def measure(
         "ingest_cpu_seconds": round(ingest["cpu"], 1),
         "ingest_load_average": ingest["load"],
         "ingest_segments": len(ledger.data["segments"]),
-        # Vectors an earlier run embedded (bench/vector_cache.py): the ingest then did not
-        # pay for them, and its time is not a fresh ingest's.
+        # Vectors and NER analyses an earlier run made (bench/vector_cache.py): the ingest
+        # then did not pay for them, and its time is not a fresh ingest's.
         "vectors_reused": ledger.data.get("vectors_reused", 0),
         "vectors_encoded": ledger.data.get("vectors_encoded"),
+        "analyses_reused": ledger.data.get("analyses_reused", 0),
         "ingest_stage_seconds": ledger.data.get("stage_seconds", {}),
         "ingest_stage_peak_rss_mb": ledger.data.get("stage_peak_rss_mb", {}),
         "embed_only_seconds": round(embed_only["wall"] * scale, 1),
