@@ -19,6 +19,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from math import isqrt
+from pathlib import Path
 
 import faiss
 import numpy as np
@@ -274,6 +275,50 @@ class DenseIndex:
             "dim": np.asarray([self.dim], dtype=np.int64),
             "trained_size": np.asarray([self.trained_size], dtype=np.int64),
         }
+
+    def file_arrays(self) -> dict[str, np.ndarray]:
+        """What reading the FAISS file `write_file` wrote needs beside it: each id's label,
+        ids in sorted order (a flat index's labels are its positions)."""
+        labels = np.fromiter((self._label[c] for c in self.ids), np.int64, len(self.ids))
+        return {
+            "labels": labels,
+            "dim": np.asarray([self.dim], dtype=np.int64),
+            "trained_size": np.asarray([self.trained_size], dtype=np.int64),
+            "ivf": np.asarray([int(self.kind == IVF)], dtype=np.int64),
+        }
+
+    def write_file(self, path: Path) -> None:
+        faiss.write_index(self._index, str(path))
+
+    @classmethod
+    def from_file(
+        cls,
+        path: Path,
+        ids: list[str],
+        arrays: dict[str, np.ndarray],
+        nprobe: int | None = None,
+        *,
+        removed: Iterable[str] = (),
+        added_ids: Sequence[str] = (),
+        added_vectors: np.ndarray | None = None,
+    ) -> DenseIndex:
+        """The index `write_file` wrote, read into memory (to fold changes into a new base),
+        with `apply(removed, added_ids, added_vectors)` done on the way."""
+        index = faiss.read_index(str(path))
+        if isinstance(index, faiss.IndexIVF):
+            serialised = {"faiss": faiss.serialize_index(index), **arrays}
+        else:
+            n, dim = index.ntotal, int(index.d)
+            rows = faiss.rev_swig_ptr(index.get_xb(), n * dim).reshape(n, dim) if n else None
+            serialised = {"vectors": rows if rows is not None else np.empty((0, dim)), **arrays}
+        return cls.from_arrays(
+            ids,
+            serialised,
+            nprobe,
+            removed=removed,
+            added_ids=added_ids,
+            added_vectors=added_vectors,
+        )
 
     @classmethod
     def from_arrays(

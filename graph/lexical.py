@@ -1,10 +1,12 @@
-"""BM25 (Okapi) as a precomputed sparse chunk × term weight matrix.
+"""BM25 (Okapi) over term-frequency postings, weighted per query term.
 
-Why a matrix: TIGRAG scores a candidate chunk by ρ(c) = Σ_v p̂(v)·BM25(v, c) over the
-PPR-expanded tokens v, and SpectRAG/LiteRAG need plain BM25 for seeding. Both are sums of
-per-(chunk, term) contributions that do not depend on the query, so they are computed once
-at index time; a query is then a gather over a few columns and a scatter-add into the
-chunk vector, which costs microseconds instead of a pass over the corpus.
+Why postings and not a weight matrix: TIGRAG scores a candidate chunk by ρ(c) = Σ_v
+p̂(v)·BM25(v, c) over the PPR-expanded tokens v, and SpectRAG/LiteRAG need plain BM25 for
+seeding. A query touches a few terms; each term's contribution to the chunks holding it is a
+gather over that term's postings and a handful of vector operations, microseconds to a
+millisecond. Nothing the size of the corpus is computed when an index opens, so a query
+process maps the search files (graph/postings.py) and answers: at 200k chunks that is the
+difference between holding a gigabyte of weights per process and sharing mapped pages.
 
 The scores are exactly those of `rank_bm25.BM25Okapi` on the same tokenised corpus (the
 reference the project checks against): idf = log((N − n + 0.5) / (n + 0.5)), negative
@@ -12,29 +14,27 @@ idfs replaced by ε × the mean idf over the vocabulary, document length = numbe
 (the row sum of term frequencies), unknown query terms contribute nothing and repeated
 query terms count once per occurrence.
 
-Every weight depends on corpus-wide N and average length, so a one-document change moves
-all of them. What is kept on disk is therefore the raw term frequencies (rows that never
-change once written, see ingest/index_files.py); `merge_terms` folds such rows into the
-canonical matrix a fresh build would read from the store (rows by chunk id, vocabulary
-sorted, unused terms dropped), and `build` weights it once per load, so queries pay nothing
-for the updates and the scores are those of a fresh build, bit for bit.
+An index is one or more parts (a base segment and the deltas after it, ingest/index_files.py),
+each with the position of its rows in the canonical row order (chunk ids sorted; a dropped
+row has none). N, the average length and every term's document frequency are those of the
+live rows, so an index folded from parts scores bit for bit as a fresh build over the same
+chunks, and ranks ties alike (by canonical row).
 """
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy import sparse
 
+from graph.postings import Postings
 from graph.types import TermMatrix
-
-# Above this many stored entries in the selected columns, slice with scipy instead of the
-# numpy gather (crossover measured at ≈7k entries on 2wiki: 6k chunks × 36k terms).
-_GATHER_MAX_ENTRIES = 6_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,80 +47,94 @@ class Bm25Params:
 
 
 class LexicalIndex:
-    """BM25 term weights W[c, v] for every chunk c and vocabulary term v.
+    """BM25 of every chunk for any query, from the parts' postings.
 
-    Rows follow `chunk_ids`, columns follow `vocabulary`. `weights` is the CSR matrix
-    (chunk-major, for inspection and row access); queries use a CSC copy because they
-    touch a handful of columns.
+    `chunk_ids` are the rows, in canonical order; term ids number the parts' vocabularies
+    (the first part's, then terms the others add). `vocabulary` lists the terms some row
+    holds, sorted, as a fresh build's would.
     """
-
-    __slots__ = (
-        "_csc",
-        "_rows",
-        "_term_index",
-        "chunk_ids",
-        "idf",
-        "params",
-        "vocabulary",
-        "weights",
-    )
 
     def __init__(
         self,
+        parts: Sequence[tuple[Postings, np.ndarray]],
         chunk_ids: list[str],
-        vocabulary: list[str],
-        weights: sparse.csr_matrix,
-        idf: np.ndarray,
-        params: Bm25Params,
+        params: Bm25Params | None = None,
     ) -> None:
-        if weights.shape != (len(chunk_ids), len(vocabulary)):
-            raise ValueError(
-                f"weights shape {weights.shape} does not match "
-                f"{len(chunk_ids)} chunks × {len(vocabulary)} terms"
-            )
-        if idf.shape != (len(vocabulary),):
-            raise ValueError("idf must have one entry per vocabulary term")
+        """`parts`: each part's postings and, per part row, its position in `chunk_ids`
+        (-1: the row was dropped). Every position is taken by exactly one live row."""
+        self.params = params or Bm25Params()
         self.chunk_ids = chunk_ids
-        self.vocabulary = vocabulary
-        self.weights = weights
-        self.idf = idf
-        self.params = params
-        self._term_index = {term: i for i, term in enumerate(vocabulary)}
-        csc = weights.tocsc()
-        csc.sort_indices()
-        self._csc = csc
+        n = len(chunk_ids)
+        first = parts[0][0].vocabulary if parts else []
+        index: dict[str, int] = {t: i for i, t in enumerate(first)}
+        if len(index) != len(first):
+            raise ValueError("a vocabulary lists a term twice")
+        terms = list(first)
+        to_global: list[np.ndarray] = []
+        for k, (part, _) in enumerate(parts):
+            if k == 0:
+                to_global.append(np.arange(len(first), dtype=np.int64))
+                continue
+            ids = np.empty(len(part.vocabulary), dtype=np.int64)
+            for j, term in enumerate(part.vocabulary):
+                g = index.get(term)
+                if g is None:
+                    g = index[term] = len(terms)
+                    terms.append(term)
+                ids[j] = g
+            to_global.append(ids)
+        df = np.zeros(len(terms), dtype=np.int64)
+        lengths = np.zeros(n, dtype=np.float64)
+        filled = 0
+        for (part, positions), ids in zip(parts, to_global, strict=True):
+            if len(positions) != part.rows:
+                raise ValueError(f"{len(positions)} positions for a part of {part.rows} rows")
+            live = positions >= 0
+            part_df = part.df()
+            dead = np.flatnonzero(~live)
+            if len(dead):
+                gone = np.bincount(part.row_terms(dead), minlength=len(part.vocabulary))
+                part_df = part_df - gone
+            df[ids] += part_df
+            at = positions[live]
+            lengths[at] = part.lengths[live]
+            filled += len(at)
+        if filled != n:
+            raise ValueError(f"{filled} live rows for {n} chunk ids")
+        self._parts = [(part, positions, bool((positions < 0).any())) for part, positions in parts]
+        self._columns = [None] + [
+            dict(zip(ids.tolist(), range(len(ids)), strict=True)) for ids in to_global[1:]
+        ]
+        self._first_terms = len(first)
+        self._term_index = index
+        self._terms = terms
+        self.df = df
+        self.idf = _okapi_idf(df, n, self.params.epsilon)
+        p = self.params
+        avgdl = float(lengths.mean()) if n else 0.0
+        self._length_norm = (
+            p.k1 * (1.0 - p.b + p.b * lengths / avgdl) if avgdl > 0 else np.full(n, p.k1)
+        )
         self._rows: dict[str, int] | None = None
 
     # ---- construction ------------------------------------------------------------------
     @classmethod
     def build(cls, terms: TermMatrix, params: Bm25Params | None = None) -> LexicalIndex:
-        """Precompute every BM25 contribution from chunk × term frequencies."""
-        params = params or Bm25Params()
+        """One part holding every row of `terms` (rows in canonical order)."""
         n_chunks, n_terms = len(terms.chunk_ids), len(terms.vocabulary)
-        tf = sparse.csr_matrix(terms.tf, dtype=np.float64, copy=True)
-        if tf.shape != (n_chunks, n_terms):
+        if terms.tf.shape != (n_chunks, n_terms):
             raise ValueError(
-                f"tf shape {tf.shape} does not match {n_chunks} chunks × {n_terms} terms"
+                f"tf shape {terms.tf.shape} does not match {n_chunks} chunks × {n_terms} terms"
             )
-        tf.sum_duplicates()
-        tf.eliminate_zeros()
-        if tf.nnz and tf.data.min() < 0:
-            raise ValueError("term frequencies must be non-negative")
-
-        doc_len = np.asarray(tf.sum(axis=1)).ravel()
-        df = np.bincount(tf.indices, minlength=n_terms)
-        idf = _okapi_idf(df, n_chunks, params.epsilon)
-
-        weights = tf.copy()
-        if tf.nnz:
-            avgdl = float(doc_len.mean())
-            rows = np.repeat(np.arange(n_chunks), np.diff(tf.indptr))
-            length_norm = params.k1 * (1.0 - params.b + params.b * doc_len / avgdl)
-            f = tf.data
-            weights.data = idf[tf.indices] * (f * (params.k1 + 1.0) / (f + length_norm[rows]))
-        return cls(list(terms.chunk_ids), list(terms.vocabulary), weights, idf, params)
+        part = Postings.from_matrix(list(terms.vocabulary), terms.tf)
+        return cls([(part, np.arange(n_chunks, dtype=np.int64))], list(terms.chunk_ids), params)
 
     # ---- queries -----------------------------------------------------------------------
+    @cached_property
+    def vocabulary(self) -> list[str]:
+        """The terms some chunk holds, sorted."""
+        return sorted(t for t, n in zip(self._terms, self.df.tolist(), strict=True) if n > 0)
+
     @property
     def rows(self) -> dict[str, int]:
         """Chunk id → its row (built on first use)."""
@@ -131,36 +145,67 @@ class LexicalIndex:
     def __len__(self) -> int:
         return len(self.chunk_ids)
 
+    def term_id(self, token: str) -> int | None:
+        """The term's id if some chunk holds it."""
+        g = self._term_index.get(token)
+        return g if g is not None and self.df[g] > 0 else None
+
     def term_ids(self, tokens: Iterable[str]) -> list[int]:
-        """Column ids of the tokens that are in the vocabulary, in order, repeats kept."""
-        index = self._term_index
-        return [index[t] for t in tokens if t in index]
+        """Ids of the tokens some chunk holds, in order, repeats kept."""
+        return [g for t in tokens if (g := self.term_id(t)) is not None]
+
+    def idf_of(self, token: str) -> float | None:
+        g = self.term_id(token)
+        return None if g is None else float(self.idf[g])
+
+    def _entries(self, term_id: int) -> Iterable[tuple[np.ndarray, np.ndarray]]:
+        """(canonical rows, term frequencies as float64) of the term's live postings, part
+        by part."""
+        for k, (part, positions, has_dead) in enumerate(self._parts):
+            if k == 0:
+                col = term_id if term_id < self._first_terms else None
+            else:
+                col = self._columns[k].get(term_id)
+            if col is None:
+                continue
+            rows, tf = part.column(col)
+            at = positions[rows]
+            if has_dead:
+                live = at >= 0
+                at, tf = at[live], tf[live]
+            if len(at):
+                yield at, np.asarray(tf, dtype=np.float64)
 
     def postings(self, term_id: int) -> np.ndarray:
-        """Rows (chunk positions) of the chunks holding a term."""
-        start, end = self._csc.indptr[term_id], self._csc.indptr[term_id + 1]
-        return self._csc.indices[start:end]
+        """Rows (chunk positions) of the chunks holding a term, ascending."""
+        found = [at for at, _ in self._entries(term_id)]
+        return np.sort(np.concatenate(found)) if found else np.empty(0, dtype=np.int64)
 
     def document_frequency(self, term_id: int) -> int:
-        return int(self._csc.indptr[term_id + 1] - self._csc.indptr[term_id])
+        return int(self.df[term_id])
 
     def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
         """BM25 score of every chunk for a tokenised query (rank-bm25 `get_scores`)."""
         return self.weighted_scores(Counter(query_tokens))
 
     def weighted_scores(self, token_weights: Mapping[str, float]) -> np.ndarray:
-        """Σ_v w(v)·W[c, v] for every chunk c; tokens outside the vocabulary are ignored."""
+        """Σ_v w(v)·BM25(v, c) for every chunk c; tokens outside the vocabulary are ignored."""
         return self._accumulate(token_weights)[0]
 
     def weighted_presence(self, token_weights: Mapping[str, float]) -> np.ndarray:
         """Σ_v w(v)·[v ∈ c]: the no-BM25 ablation of `weighted_scores`."""
-        index = self._term_index
-        pairs = [(index[t], w) for t, w in token_weights.items() if t in index and w]
-        if not pairs:
-            return np.zeros(len(self.chunk_ids), dtype=np.float64)
-        cols, col_w = zip(*pairs, strict=True)
-        sub = self._csc[:, list(cols)]
-        return np.asarray((sub > 0).astype(np.float64) @ np.asarray(col_w), dtype=np.float64)
+        rows, values = [], []
+        for token, weight in token_weights.items():
+            g = self.term_id(token)
+            if g is None or not weight:
+                continue
+            for at, _ in self._entries(g):
+                rows.append(at)
+                values.append(np.full(len(at), float(weight)))
+        n = len(self.chunk_ids)
+        if not rows:
+            return np.zeros(n, dtype=np.float64)
+        return np.bincount(np.concatenate(rows), weights=np.concatenate(values), minlength=n)
 
     def top_k(self, query_tokens: Sequence[str], k: int) -> list[tuple[str, float]]:
         """The k best chunks containing at least one query term, best first.
@@ -182,57 +227,44 @@ class LexicalIndex:
     def _accumulate(
         self, token_weights: Mapping[str, float], with_rows: bool = False
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Σ_v w(v)·W[:, v] over the known tokens; with_rows also returns the chunks any
-        selected column touched (sorted), which `top_k` uses as its candidate set."""
-        n_chunks = len(self.chunk_ids)
-        index = self._term_index
-        cols_list: list[int] = []
-        weights_list: list[float] = []
+        """Σ_v w(v)·BM25(v, ·) over the known tokens; with_rows also returns the chunks any
+        of them touched (sorted), which `top_k` uses as its candidate set. Each entry is
+        the same float64 expression a precomputed weight matrix would hold, summed per chunk
+        in query-term order, so the scores do not depend on how the parts are split."""
+        n = len(self.chunk_ids)
+        k1 = self.params.k1
+        norm, idf = self._length_norm, self.idf
+        rows, values = [], []
         for token, weight in token_weights.items():
-            col = index.get(token)
-            if col is not None and weight:
-                cols_list.append(col)
-                weights_list.append(weight)
+            g = self.term_id(token)
+            if g is None or not weight:
+                continue
+            for at, f in self._entries(g):
+                rows.append(at)
+                values.append(idf[g] * (f * (k1 + 1.0) / (f + norm[at])) * float(weight))
         no_rows = np.empty(0, dtype=np.int64)
-        if not cols_list:
-            return np.zeros(n_chunks, dtype=np.float64), no_rows
-        cols = np.asarray(cols_list, dtype=np.int64)
-        col_w = np.asarray(weights_list, dtype=np.float64)
-        indptr, indices, data = self._csc.indptr, self._csc.indices, self._csc.data
-        starts = indptr[cols].astype(np.int64)
-        lengths = indptr[cols + 1] - starts
-        total = int(lengths.sum())
-        if total > _GATHER_MAX_ENTRIES:
-            # Frequent terms: scipy's compiled column slice + mat-vec wins (measured ≈3× at
-            # 50k entries); the numpy gather below wins for the usual few rare terms.
-            sub = self._csc[:, cols]
-            out = np.asarray(sub @ col_w, dtype=np.float64)
-            rows = sub.indices
-        else:
-            # Positions of every stored entry of the selected columns, without a Python loop.
-            positions = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
-            positions += np.arange(total)
-            rows = indices[positions]
-            out = np.bincount(
-                rows, weights=data[positions] * np.repeat(col_w, lengths), minlength=n_chunks
-            )
+        if not rows:
+            return np.zeros(n, dtype=np.float64), no_rows
+        every = np.concatenate(rows)
+        out = np.bincount(every, weights=np.concatenate(values), minlength=n)
         if not with_rows:
             return out, no_rows
-        mask = np.zeros(n_chunks, dtype=bool)
-        mask[rows] = True
+        mask = np.zeros(n, dtype=bool)
+        mask[every] = True
         return out, np.flatnonzero(mask)
 
 
 def _okapi_idf(df: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:
     """rank-bm25's idf: negative values floored to ε × mean idf (mean over terms that occur,
-    taken before flooring); terms that occur nowhere get 0."""
+    taken before flooring); terms that occur nowhere get 0. The mean's sum is exactly
+    rounded (`math.fsum`), so it does not depend on the order the terms are numbered in."""
     idf = np.zeros(df.shape[0], dtype=np.float64)
     present = df > 0
     if not present.any():
         return idf
     n = df[present].astype(np.float64)
     raw = np.log(n_docs - n + 0.5) - np.log(n + 0.5)
-    floor = epsilon * float(raw.mean())
+    floor = epsilon * (math.fsum(raw.tolist()) / len(raw))
     idf[present] = np.where(raw < 0, floor, raw)
     return idf
 

@@ -3,6 +3,7 @@
     indexes/manifest.json     the published state: corpus key, settings, indexed documents
                               (content hash, chunk count) and the segment list, base first
     indexes/seg-<sha16>.bin   a segment; its name is its content's hash
+    indexes/vec-<sha16>.faiss a base segment's dense index (FAISS), named by its hash
 
 A base segment holds every chunk; a delta segment names documents whose earlier chunks are
 dropped and carries the chunks added after them. An update therefore writes only the
@@ -10,6 +11,11 @@ change (one small delta and a new manifest), and a reader folds base + deltas ba
 state a fresh build gives. Both file kinds are written aside and renamed into place, and
 the manifest records each segment's sha256, so a reader sees the old manifest or the new
 one, never half a file, and refuses a damaged or foreign segment instead of using it.
+
+Readers map the files instead of reading them (`read_segment`, graph/dense_mapped.py): a
+query process holds only the pages its queries touch, and those are shared with every other
+process that maps the same files, so neither a start nor a process's memory grows with the
+corpus the way a copy would.
 
 Segments no published manifest names are deleted once they are older than `_GRACE_SECONDS`
 and not named by the previous manifest either, so a reader that has just read the old
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import tempfile
 import time
@@ -29,13 +36,15 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
-from scipy import sparse
 
 from graph.base import TermMatrix
+from graph.dense import DenseIndex
+from graph.postings import ARRAYS as POSTINGS_ARRAYS
+from graph.postings import Postings
 
-FORMAT = 2
+FORMAT = 3  # 3: term postings by column and by row (graph/postings.py), files mapped
 MANIFEST = "manifest.json"
-_SEGMENT_GLOB = "seg-*.bin"
+_SEGMENT_GLOBS = ("seg-*.bin", "vec-*.faiss")
 _GRACE_SECONDS = 600.0
 _STALE_TMP_SECONDS = 3600.0
 # Files of the format before segments (one snapshot per index); replaced on first publish.
@@ -51,19 +60,60 @@ class IndexFileError(Exception):
 @dataclass(slots=True)
 class Segment:
     """One segment's content. `chunk_ids` (sorted) are the chunks it adds and `chunk_docs`
-    their documents; `terms` and `questions` have one row per such chunk; `dense_ids`
-    (sorted) are the chunks with an embedding, and `dense` their arrays:
-    `DenseIndex.to_arrays()` for a base, the store's raw vectors as {"raw": (n, dim)} for
-    a delta."""
+    their documents; `terms` and `questions` are postings whose rows are `terms_ids` and
+    `questions_ids` (sorted; usually `chunk_ids`); `dense_ids` (sorted) are the chunks
+    with an embedding, and `dense` their arrays: `DenseIndex.to_arrays()` for a base, the
+    store's raw vectors as {"raw": (n, dim)} for a delta. A segment read from disk holds
+    views of the mapped file."""
 
     kind: str
     removed_docs: list[str]
     chunk_ids: list[str]
     chunk_docs: list[str]
-    terms: TermMatrix
-    questions: TermMatrix
+    terms: Postings
+    terms_ids: list[str]
+    questions: Postings
+    questions_ids: list[str]
     dense_ids: list[str]
     dense: dict[str, np.ndarray]
+    # A base's dense index lies in a FAISS file of its own (mapped by readers): the index
+    # to write, or the file that was read.
+    dense_index: DenseIndex | None = None
+    dense_file: Path | None = None
+
+    @classmethod
+    def of(
+        cls,
+        kind: str,
+        removed_docs: list[str],
+        chunk_ids: list[str],
+        chunk_docs: list[str],
+        terms: TermMatrix,
+        questions: TermMatrix,
+        dense_ids: list[str],
+        dense: dict[str, np.ndarray],
+        dense_index: DenseIndex | None = None,
+    ) -> Segment:
+        """A segment from term matrices (canonical: rows sorted by id)."""
+        return cls(
+            kind,
+            removed_docs,
+            chunk_ids,
+            chunk_docs,
+            Postings.from_matrix(list(terms.vocabulary), terms.tf),
+            list(terms.chunk_ids),
+            Postings.from_matrix(list(questions.vocabulary), questions.tf),
+            list(questions.chunk_ids),
+            dense_ids,
+            dense,
+            dense_index,
+        )
+
+    def term_matrix(self) -> TermMatrix:
+        return TermMatrix(self.terms_ids, self.terms.vocabulary, self.terms.matrix())
+
+    def question_matrix(self) -> TermMatrix:
+        return TermMatrix(self.questions_ids, self.questions.vocabulary, self.questions.matrix())
 
 
 @dataclass(slots=True)
@@ -77,6 +127,7 @@ class SegmentRef:
     kind: str
     chunks: int
     dropped: int = 0
+    files: list[str] = field(default_factory=list)  # files beside it (its FAISS file)
 
 
 @dataclass(slots=True)
@@ -104,9 +155,9 @@ class Manifest:
 # ---- segments ----------------------------------------------------------------------------
 # A segment file: magic, the header's length (8 bytes, little-endian), the header (JSON:
 # the segment's metadata and where each array lies), then the arrays' raw bytes, each
-# 64-byte aligned. Not npz: a reader takes every array as a view of the bytes it has just
-# hashed, where np.load would copy and CRC each member again (measured at 50k chunks:
-# about 0.4 s of CPU per load, more than the old format's whole load).
+# 64-byte aligned. Not npz: a reader takes every array as a view of the mapped file, where
+# np.load would copy and CRC each member again (measured at 50k chunks: about 0.4 s of CPU
+# per load, more than the old format's whole load).
 _MAGIC = b"NEORAG-SEGMENT-2\n"
 _ALIGN = 64
 
@@ -125,65 +176,119 @@ def write_segment(directory: Path, segment: Segment, dropped: int = 0) -> Segmen
         "removed_docs": segment.removed_docs,
         "chunk_ids": ids,
         "chunk_docs": segment.chunk_docs,
-        "terms_ids": same_or(segment.terms.chunk_ids),
+        "terms_ids": same_or(segment.terms_ids),
         "terms_vocabulary": segment.terms.vocabulary,
-        "questions_ids": same_or(segment.questions.chunk_ids),
+        "questions_ids": same_or(segment.questions_ids),
         "questions_vocabulary": segment.questions.vocabulary,
         "dense_ids": same_or(segment.dense_ids),
     }
     arrays: dict[str, np.ndarray] = {}
-    for prefix, terms in (("terms", segment.terms), ("questions", segment.questions)):
-        tf = sparse.csr_matrix(terms.tf, dtype=np.float64)
-        arrays[f"{prefix}_data"] = tf.data
-        arrays[f"{prefix}_indices"] = tf.indices
-        arrays[f"{prefix}_indptr"] = tf.indptr
+    for prefix, postings in (("terms", segment.terms), ("questions", segment.questions)):
+        for name, value in postings.arrays().items():
+            arrays[f"{prefix}_{name}"] = value
     for name, value in segment.dense.items():
         arrays[f"dense_{name}"] = np.asarray(value)
+    beside: list[str] = []
+    if segment.dense_index is not None:
+        vectors = _write_dense_file(directory, segment.dense_index)
+        meta["dense_file"] = vectors
+        beside.append(vectors["name"])
     sha, size, tmp = _write_aside(directory, "seg", lambda fh: _pack(fh, meta, arrays))
     name = f"seg-{sha[:16]}.bin"
     _rename(tmp, directory / name)
-    return SegmentRef(name, sha, size, segment.kind, len(ids), dropped)
+    return SegmentRef(name, sha, size, segment.kind, len(ids), dropped, beside)
+
+
+def _write_dense_file(directory: Path, index: DenseIndex) -> dict[str, Any]:
+    """The base's FAISS file, written aside and renamed to a name made of its hash."""
+    fd, tmp_name = tempfile.mkstemp(dir=directory, prefix=".vec.", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        index.write_file(tmp)
+        with tmp.open("rb+") as fh:
+            os.fsync(fh.fileno())
+        sha, size = _digest(tmp)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    name = f"vec-{sha[:16]}.faiss"
+    _rename(tmp, directory / name)
+    return {"name": name, "sha256": sha, "bytes": size}
+
+
+def _digest(path: Path) -> tuple[str, int]:
+    """sha256 and size of a file, read through a small buffer (not mapped: the pages it
+    reads do not join this process's resident set)."""
+    digest = hashlib.sha256()
+    size = 0
+    with path.open("rb") as fh:
+        while block := fh.read(1 << 20):
+            digest.update(block)
+            size += len(block)
+    return digest.hexdigest(), size
 
 
 def read_segment(directory: Path, ref: SegmentRef) -> Segment:
     """The segment `ref` names, checked against its recorded size and sha256. Its arrays
-    are read-only views of the file's bytes."""
+    are read-only views of the file, mapped into memory: its pages are read as queries
+    touch them and shared by every process that maps the same file (segments are never
+    rewritten; a deleted one stays readable while mapped)."""
     path = directory / ref.file
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            # Hashed through a small buffer, not the mapping: a page only becomes part of
+            # this process's resident set when a query touches it.
+            digest = hashlib.sha256()
+            while block := fh.read(1 << 20):
+                digest.update(block)
+            if size != ref.bytes or digest.hexdigest() != ref.sha256:
+                raise IndexFileError(f"{ref.file} does not match the manifest")
+            raw = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
     except OSError as exc:
         raise IndexFileError(f"{ref.file}: {exc.strerror or exc}") from exc
-    if len(raw) != ref.bytes or hashlib.sha256(raw).hexdigest() != ref.sha256:
-        raise IndexFileError(f"{ref.file} does not match the manifest")
     try:
         meta, arrays = _unpack(raw)
         if meta["format"] != FORMAT or meta["kind"] != ref.kind:
             raise IndexFileError(f"{ref.file} is not a format-{FORMAT} {ref.kind} segment")
         ids: list[str] = meta["chunk_ids"]
 
-        def terms(prefix: str) -> TermMatrix:
+        def postings(prefix: str) -> tuple[Postings, list[str]]:
             rows, vocabulary = meta[f"{prefix}_ids"] or ids, meta[f"{prefix}_vocabulary"]
-            tf = sparse.csr_matrix(
-                (
-                    arrays[f"{prefix}_data"],
-                    arrays[f"{prefix}_indices"],
-                    arrays[f"{prefix}_indptr"],
-                ),
-                shape=(len(rows), len(vocabulary)),
+            found = Postings.from_arrays(
+                vocabulary, {name: arrays[f"{prefix}_{name}"] for name in POSTINGS_ARRAYS}
             )
-            return TermMatrix(rows, vocabulary, tf)
+            if found.rows != len(rows):
+                raise IndexFileError(f"{ref.file}: {prefix} rows do not match their ids")
+            return found, rows
 
         if len(meta["chunk_docs"]) != len(ids):
             raise IndexFileError(f"{ref.file}: chunk and document lists differ in length")
+        terms, terms_ids = postings("terms")
+        questions, questions_ids = postings("questions")
+        dense_file = None
+        if meta.get("dense_file"):
+            found = meta["dense_file"]
+            dense_file = directory / found["name"]
+            try:
+                sha, size = _digest(dense_file)
+            except OSError as exc:
+                raise IndexFileError(f"{found['name']}: {exc.strerror or exc}") from exc
+            if (sha, size) != (found["sha256"], found["bytes"]):
+                raise IndexFileError(f"{found['name']} does not match its segment")
         return Segment(
             kind=meta["kind"],
             removed_docs=meta["removed_docs"],
             chunk_ids=ids,
             chunk_docs=meta["chunk_docs"],
-            terms=terms("terms"),
-            questions=terms("questions"),
+            terms=terms,
+            terms_ids=terms_ids,
+            questions=questions,
+            questions_ids=questions_ids,
             dense_ids=meta["dense_ids"] or ids,
             dense={k[len("dense_") :]: v for k, v in arrays.items() if k.startswith("dense_")},
+            dense_file=dense_file,
         )
     except IndexFileError:
         raise
@@ -214,8 +319,8 @@ def _pack(fh: BinaryIO, meta: dict[str, object], arrays: dict[str, np.ndarray]) 
         written = _aligned(written)
 
 
-def _unpack(raw: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    if not raw.startswith(_MAGIC):
+def _unpack(raw: bytes | mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    if raw[: len(_MAGIC)] != _MAGIC:
         raise ValueError("not a neorag segment")
     size = int.from_bytes(raw[len(_MAGIC) : len(_MAGIC) + 8], "little")
     head = len(_MAGIC) + 8
@@ -243,6 +348,8 @@ def segments_present(directory: Path, manifest: Manifest) -> bool:
     for ref in manifest.segments:
         try:
             if (directory / ref.file).stat().st_size != ref.bytes:
+                return False
+            if not all((directory / f).is_file() for f in ref.files):
                 return False
         except OSError:
             return False
@@ -298,11 +405,12 @@ def collect_garbage(directory: Path, manifest: Manifest, now: float | None = Non
     """Delete segments neither this manifest nor its predecessor names once older than the
     grace period, temporary files a crashed writer left, and the pre-segment files."""
     now = time.time() if now is None else now
-    keep = {s.file for s in manifest.segments} | set(manifest.previous)
+    keep = {f for s in manifest.segments for f in (s.file, *s.files)} | set(manifest.previous)
     deleted = []
-    for path in directory.glob(_SEGMENT_GLOB):
-        if path.name not in keep and _age(path, now) > _GRACE_SECONDS:
-            deleted.append(path.name)
+    for pattern in _SEGMENT_GLOBS:
+        for path in directory.glob(pattern):
+            if path.name not in keep and _age(path, now) > _GRACE_SECONDS:
+                deleted.append(path.name)
     for path in directory.glob(".*.tmp"):
         if _age(path, now) > _STALE_TMP_SECONDS:
             deleted.append(path.name)

@@ -24,8 +24,10 @@ from scipy import sparse
 
 from graph.base import GraphStore, TermMatrix
 from graph.config import SearchIndexConfig
-from graph.dense import IVF, DenseIndex
+from graph.dense import FLAT, IVF, DenseIndex
+from graph.dense_mapped import MappedDenseIndex
 from graph.lexical import Bm25Params, LexicalIndex, merge_terms, select_rows
+from graph.postings import Postings
 from graph.types import ChunkRecord, DocumentRecord
 from ingest.index_files import (
     BASE,
@@ -120,7 +122,7 @@ class SearchIndexes:
         )
         if not publish_files:
             return indexes
-        base = Segment(
+        base = Segment.of(
             BASE,
             [],
             list(chunk_docs),
@@ -128,7 +130,8 @@ class SearchIndexes:
             terms,
             questions,
             dense.ids,
-            dense.to_arrays(),
+            dense.file_arrays(),
+            dense_index=dense,
         )
         ref = write_segment(directory, base)
         counts = Counter(chunk_docs.values())
@@ -291,57 +294,140 @@ def _term_matrix(chunks: Sequence[ChunkRecord], counts: Sequence[Mapping[str, in
 def fold(
     directory: Path, manifest: Manifest, config: SearchIndexConfig | None = None
 ) -> SearchIndexes:
-    """Read the manifest's segments and fold them into the indexes a fresh build gives."""
+    """The indexes over the manifest's segments as they lie on disk: the lexical indexes
+    read each segment's mapped postings in place (nothing the size of the corpus is
+    copied or weighted), with every live row at its canonical position, so they score as
+    a fresh build does."""
     segments = [read_segment(directory, ref) for ref in manifest.segments]
-    dense, terms, questions = _folded(segments, config)
+    keep = _keep_flags(segments)
+    pairs = list(zip(segments, keep, strict=True))
     params = Bm25Params()
+    terms = _placed([(s.terms, s.terms_ids, _mask(s, k, s.terms_ids)) for s, k in pairs])
+    questions = _placed(
+        [(s.questions, s.questions_ids, _mask(s, k, s.questions_ids)) for s, k in pairs]
+    )
     return SearchIndexes(
-        dense, LexicalIndex.build(terms, params), LexicalIndex.build(questions, params)
+        _dense(segments, keep, config, mapped=True),
+        LexicalIndex(*terms, params),
+        LexicalIndex(*questions, params),
     )
 
 
-def _folded(
-    segments: list[Segment], config: SearchIndexConfig | None
-) -> tuple[DenseIndex, TermMatrix, TermMatrix]:
-    """A chunk added by segment j survives unless a later segment drops its document."""
+def _keep_flags(segments: list[Segment]) -> list[np.ndarray]:
+    """Per segment, which of its chunks survive: a chunk added by segment j survives
+    unless a later segment drops its document."""
     dropped_later: set[str] = set()
     keep: list[np.ndarray] = [np.empty(0, bool)] * len(segments)
     for j in reversed(range(len(segments))):
         seg = segments[j]
         keep[j] = _surviving(seg, dropped_later)
         dropped_later.update(seg.removed_docs)
+    return keep
 
-    def mask(seg: Segment, flags: np.ndarray, ids: list[str]) -> np.ndarray:
-        """`flags` (over seg.chunk_ids) for the rows `ids`: the same list as a rule."""
-        if ids is seg.chunk_ids or ids == seg.chunk_ids:
-            return flags
-        where = dict(zip(seg.chunk_ids, flags.tolist(), strict=True))
-        return np.fromiter((where[c] for c in ids), bool, len(ids))
 
-    pairs = list(zip(segments, keep, strict=True))
-    terms = merge_terms([select_rows(s.terms, mask(s, k, s.terms.chunk_ids)) for s, k in pairs])
-    questions = merge_terms(
-        [select_rows(s.questions, mask(s, k, s.questions.chunk_ids)) for s, k in pairs]
+def _mask(seg: Segment, flags: np.ndarray, ids: list[str]) -> np.ndarray:
+    """`flags` (over seg.chunk_ids) for the rows `ids`: the same list as a rule."""
+    if ids is seg.chunk_ids or ids == seg.chunk_ids:
+        return flags
+    where = dict(zip(seg.chunk_ids, flags.tolist(), strict=True))
+    return np.fromiter((where[c] for c in ids), bool, len(ids))
+
+
+def _placed(
+    parts: list[tuple[Postings, list[str], np.ndarray]],
+) -> tuple[list[tuple[Postings, np.ndarray]], list[str]]:
+    """Each part's postings with its rows' canonical positions (-1: dropped), and the live
+    ids in canonical (sorted) order. The first part is the base, sorted and large; the
+    others' few live rows are placed by bisection, so the cost is a pass over the base's
+    flags, not a sort of every id."""
+    if not parts:
+        return [], []
+    _, base_ids, base_keep = parts[0]
+    live_rows = np.flatnonzero(base_keep)
+    base_live = [base_ids[i] for i in live_rows.tolist()]
+    extra = sorted(
+        (c, k, r)
+        for k, (_, ids, keep) in enumerate(parts[1:], start=1)
+        for r, c in enumerate(ids)
+        if keep[r]
     )
+    cuts = np.asarray([bisect_left(base_live, c) for c, _, _ in extra], dtype=np.int64)
+    positions = [np.full(len(ids), -1, dtype=np.int64) for _, ids, _ in parts]
+    rank = np.arange(len(base_live), dtype=np.int64)
+    positions[0][live_rows] = rank + np.searchsorted(cuts, rank, side="right")
+    for i, (_, k, r) in enumerate(extra):
+        positions[k][r] = int(cuts[i]) + i
+    ordered: list[str] = []
+    start = 0
+    for i, (c, _, _) in enumerate(extra):
+        cut = int(cuts[i])
+        ordered += base_live[start:cut]
+        ordered.append(c)
+        start = cut
+    ordered += base_live[start:]
+    placed = [(postings, at) for (postings, _, _), at in zip(parts, positions, strict=True)]
+    return placed, ordered
+
+
+def _dense(
+    segments: list[Segment],
+    keep: list[np.ndarray],
+    config: SearchIndexConfig | None,
+    *,
+    mapped: bool = False,
+) -> DenseIndex:
+    """The base's dense index with the later segments' changes: `mapped`, its FAISS file
+    mapped read-only with the changes laid over it (queries); otherwise read into memory
+    with the changes applied (a compaction writes it as the new base)."""
     base = segments[0]
-    base_keep = mask(base, keep[0], base.dense_ids)
+    base_keep = _mask(base, keep[0], base.dense_ids)
     added_ids: list[str] = []
     added: list[np.ndarray] = []
-    for seg, flags in pairs[1:]:
+    for seg, flags in zip(segments[1:], keep[1:], strict=True):
         if not seg.dense_ids:
             continue
-        rows = mask(seg, flags, seg.dense_ids)
+        rows = _mask(seg, flags, seg.dense_ids)
         added_ids += [c for c, k in zip(seg.dense_ids, rows.tolist(), strict=True) if k]
         added.append(seg.dense["raw"][rows])
-    dense = DenseIndex.from_arrays(
+    removed = [c for c, k in zip(base.dense_ids, base_keep.tolist(), strict=True) if not k]
+    nprobe = config.ivf_nprobe if config is not None else None
+    vectors = np.concatenate(added) if added else None
+    if base.dense_file is None:
+        raise IndexFileError("the base segment names no dense index file")
+    if mapped:
+        return MappedDenseIndex.open(
+            base.dense_file,
+            base.dense_ids,
+            np.asarray(base.dense["labels"]),
+            kind=IVF if int(base.dense["ivf"][0]) else FLAT,
+            trained_size=int(base.dense["trained_size"][0]),
+            nprobe=nprobe,
+            removed=removed,
+            added_ids=added_ids,
+            added_vectors=vectors,
+        )
+    return DenseIndex.from_file(
+        base.dense_file,
         base.dense_ids,
         base.dense,
-        nprobe=config.ivf_nprobe if config is not None else None,
-        removed=[c for c, k in zip(base.dense_ids, base_keep.tolist(), strict=True) if not k],
+        nprobe,
+        removed=removed,
         added_ids=added_ids,
-        added_vectors=np.concatenate(added) if added else None,
+        added_vectors=vectors,
     )
-    return dense, terms, questions
+
+
+def _folded(
+    segments: list[Segment], config: SearchIndexConfig | None
+) -> tuple[DenseIndex, TermMatrix, TermMatrix]:
+    """Every segment merged into the canonical matrices a fresh build reads (compaction)."""
+    keep = _keep_flags(segments)
+    pairs = list(zip(segments, keep, strict=True))
+    terms = merge_terms([select_rows(s.term_matrix(), _mask(s, k, s.terms_ids)) for s, k in pairs])
+    questions = merge_terms(
+        [select_rows(s.question_matrix(), _mask(s, k, s.questions_ids)) for s, k in pairs]
+    )
+    return _dense(segments, keep, config), terms, questions
 
 
 def _surviving(seg: Segment, dropped: set[str]) -> np.ndarray:
@@ -377,7 +463,7 @@ def _delta_segment(
 ) -> Segment:
     ordered = sorted(chunks, key=lambda c: c.id)
     with_vectors = [c for c in ordered if c.embedding is not None]
-    return Segment(
+    return Segment.of(
         kind=DELTA,
         removed_docs=removed_docs,
         chunk_ids=[c.id for c in ordered],
@@ -401,8 +487,16 @@ def _compacted(directory: Path, manifest: Manifest, config: SearchIndexConfig) -
                 chunk_docs.setdefault(c, d)
         dropped.update(seg.removed_docs)
     ids = sorted(chunk_docs)
-    base = Segment(
-        BASE, [], ids, [chunk_docs[c] for c in ids], terms, questions, dense.ids, dense.to_arrays()
+    base = Segment.of(
+        BASE,
+        [],
+        ids,
+        [chunk_docs[c] for c in ids],
+        terms,
+        questions,
+        dense.ids,
+        dense.file_arrays(),
+        dense_index=dense,
     )
     ref = write_segment(directory, base)
     return _next(manifest, segments=[ref], dense_kind=dense.kind, trained_size=dense.trained_size)
@@ -434,7 +528,7 @@ def _next(manifest: Manifest, **changes: object) -> Manifest:
 
 
 def _files(manifest: Manifest | None) -> list[str]:
-    return [] if manifest is None else [s.file for s in manifest.segments]
+    return [] if manifest is None else [f for s in manifest.segments for f in (s.file, *s.files)]
 
 
 def _matrix(chunks: Sequence[ChunkRecord], empty_dim: int) -> np.ndarray:

@@ -166,6 +166,7 @@ def test_warm_up_answers_once_so_the_first_question_pays_nothing(settings: Setti
     pool = EnginePool()
     try:
         reader._loaded.cache_clear()
+        reader.shared_reader.cache_clear()  # another test's reader must not answer for it
         service.warm(pool, settings)
         built = {key[0] for key in pool.engine(settings)._derived}
         assert "bridge graph" in built

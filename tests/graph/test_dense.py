@@ -241,3 +241,51 @@ def test_ivf_updates_add_and_remove_by_id():
     assert loaded.kind == IVF and loaded.ids == index.ids
     queries = clustered(20, 32, seed=12)
     assert loaded.search_many(queries, 5) == index.search_many(queries, 5)
+
+
+def test_a_mapped_base_with_changes_laid_over_it_searches_as_a_fresh_build(tmp_path):  # type: ignore[no-untyped-def]
+    """The query processes' index (graph/dense_mapped.py): the base file mapped read-only,
+    removed chunks hidden, added ones searched beside it. On a flat base that is exactly a
+    fresh build's top k; on an IVF base the added chunks are found exactly."""
+    from graph.dense_mapped import MappedDenseIndex
+
+    vectors = clustered(1_500, 32, seed=21)
+    ids = [f"v{i:05d}" for i in range(1_500)]
+    extra = clustered(40, 32, seed=22)
+    added = [f"v{i:05d}x" for i in range(0, 400, 10)]  # interleaved with the base's ids
+    removed = ids[::7]
+    live = {c: v for c, v in zip(ids, vectors, strict=True) if c not in set(removed)}
+    live.update(zip(added, extra, strict=True))
+    fresh = DenseIndex.build(list(live), np.stack(list(live.values())))
+    queries = clustered(30, 32, seed=23)
+    for config in (SearchIndexConfig(), IVF_SMALL):
+        base = DenseIndex.build(ids, vectors, config)
+        path = tmp_path / f"{base.kind}.faiss"
+        base.write_file(path)
+        arrays = base.file_arrays()
+        mapped = MappedDenseIndex.open(
+            path,
+            base.ids,
+            arrays["labels"],
+            kind=base.kind,
+            nprobe=4,
+            removed=removed,
+            added_ids=added,
+            added_vectors=extra,
+        )
+        assert mapped.ids == fresh.ids and len(mapped) == len(live)
+        assert np.allclose(mapped.vectors(added + ids[1:5]), fresh.vectors(added + ids[1:5]))
+        hits = mapped.search_many(queries, 10)
+        assert all(not {c for c, _ in row} & set(removed) for row in hits)
+        if base.kind == FLAT:
+            expect = [
+                sorted(r, key=lambda h: (-h[1], h[0])) for r in fresh.search_many(queries, 10)
+            ]
+            assert [[c for c, _ in r] for r in hits] == [[c for c, _ in r] for r in expect]
+        else:
+            mapped.nprobe = 10_000
+            assert recall_at(mapped, fresh, queries, 10) == 1.0
+        own = mapped.search_many(np.stack(extra[:5]), 1)
+        assert [row[0][0] for row in own] == added[:5]  # an added chunk finds itself
+        with pytest.raises(ValueError, match="read-only"):
+            mapped.apply([], ["new"], extra[:1])

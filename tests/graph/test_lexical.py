@@ -16,6 +16,7 @@ from scipy import sparse
 
 from graph.base import TermMatrix
 from graph.lexical import Bm25Params, LexicalIndex, merge_terms, select_rows
+from graph.postings import Postings
 from tests.conftest import DATASETS
 
 CORPUS_2WIKI = DATASETS / "2wiki-dev" / "corpus.jsonl"
@@ -84,9 +85,9 @@ def test_weight_matches_hand_computation(hand_index: LexicalIndex):
     fox_weight = fox_idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
     the_idf = 0.25 * sum(raw.values()) / len(raw)
     row = hand_index.chunk_ids.index("c1")
-    assert hand_index.weights[row, hand_index.vocabulary.index("fox")] == pytest.approx(fox_weight)
+    assert hand_index.scores(["fox"])[row] == pytest.approx(fox_weight)
     assert raw["the"] < 0
-    assert hand_index.idf[hand_index.vocabulary.index("the")] == pytest.approx(the_idf)
+    assert hand_index.idf_of("the") == pytest.approx(the_idf)
 
 
 def test_unused_vocabulary_and_explicit_zeros_change_nothing(hand_index: LexicalIndex):
@@ -97,30 +98,17 @@ def test_unused_vocabulary_and_explicit_zeros_change_nothing(hand_index: Lexical
     index = LexicalIndex.build(terms, Bm25Params())
     for query in (["the", "fox"], ["orphan", "ghost", "cat"]):
         assert np.allclose(index.scores(query), hand_index.scores(query))
-    assert index.weights[:, index.vocabulary.index("orphan")].nnz == 0
+    assert "orphan" not in index.vocabulary and index.term_id("orphan") is None
+    assert index.vocabulary == hand_index.vocabulary
 
 
-def test_weighted_scores_is_the_sparse_mat_vec(hand_index: LexicalIndex):
+def test_weighted_scores_is_the_weighted_sum_of_term_scores(hand_index: LexicalIndex):
     weights = {"fox": 0.5, "lazy": 0.3, "the": 0.2, "unknownword": 9.0, "cat": 0.0}
-    dense = np.zeros(len(hand_index.vocabulary))
-    for token, w in weights.items():
-        if token in hand_index.vocabulary:
-            dense[hand_index.vocabulary.index(token)] = w
-    assert np.allclose(hand_index.weighted_scores(weights), hand_index.weights @ dense)
+    expected = sum(w * hand_index.scores([t]) for t, w in weights.items())
+    assert np.allclose(hand_index.weighted_scores(weights), expected)
     assert np.allclose(hand_index.weighted_scores({"fox": 2.0}), hand_index.scores(["fox", "fox"]))
-
-
-def test_weighted_scores_takes_the_scipy_path_for_frequent_terms(monkeypatch):
-    import graph.lexical as lexical
-
-    index = LexicalIndex.build(term_matrix(HAND_CORPUS), Bm25Params())
-    weights = {"the": 1.0, "fox": 0.5, "dog": 2.0}
-    gathered, gathered_top = index.weighted_scores(weights), index.top_k(["the", "fox"], 3)
-    monkeypatch.setattr(lexical, "_GATHER_MAX_ENTRIES", 0)
-    assert np.allclose(index.weighted_scores(weights), gathered)
-    sliced_top = index.top_k(["the", "fox"], 3)
-    assert [cid for cid, _ in sliced_top] == [cid for cid, _ in gathered_top]
-    assert [s for _, s in sliced_top] == pytest.approx([s for _, s in gathered_top])
+    presence = hand_index.weighted_presence({"fox": 2.0, "cat": 1.0})
+    assert presence.tolist() == [2.0, 2.0, 1.0, 1.0, 0.0, 0.0]
 
 
 def test_top_k_orders_and_skips_non_matching(hand_index: LexicalIndex):
@@ -145,7 +133,9 @@ def test_top_k_breaks_ties_by_chunk_order():
 
 def test_term_ids(hand_index: LexicalIndex):
     ids = hand_index.term_ids(["fox", "nope", "the", "fox"])
-    assert [hand_index.vocabulary[i] for i in ids] == ["fox", "the", "fox"]
+    assert ids[0] == ids[2] != ids[1] and len(ids) == 3
+    assert [hand_index.document_frequency(i) for i in ids] == [2, 4, 2]
+    assert hand_index.chunk_ids[hand_index.postings(ids[0])[0]] == "c0"
 
 
 def test_empty_corpus_and_bad_shapes():
@@ -193,9 +183,40 @@ def part(docs: dict[str, list[str]]) -> TermMatrix:
 
 
 def assert_same_index(a: LexicalIndex, b: LexicalIndex) -> None:
+    """Same rows, vocabulary and idf, and every term's scores bit for bit."""
     assert a.chunk_ids == b.chunk_ids and a.vocabulary == b.vocabulary
-    assert np.array_equal(a.idf, b.idf)
-    assert (a.weights != b.weights).nnz == 0  # bit for bit
+    for term in a.vocabulary:
+        assert a.idf_of(term) == b.idf_of(term), term
+        assert np.array_equal(a.scores([term]), b.scores([term])), term
+
+
+def test_an_index_over_parts_scores_as_one_build():
+    """A base part with dropped rows plus delta parts, each row placed at its canonical
+    position: the index equals a fresh build over the live rows, ties and all."""
+    tokenize = re.compile(r"\w+").findall
+    with CORPUS_2WIKI.open(encoding="utf-8") as fh:
+        passages = [json.loads(line) for _, line in zip(range(300), fh, strict=False)]
+    texts = {f"d{i:03d}": tokenize(p["text"].lower()) for i, p in enumerate(passages)}
+    rng = random.Random(11)
+    base_ids = sorted(texts)[:250]
+    dropped = set(rng.sample(base_ids, 30))
+    deltas = [sorted(texts)[250:280], [*sorted(texts)[280:], "d000x"]]
+    texts["d000x"] = ["fresh", "words", *texts["d001"]]
+    live = sorted([c for c in base_ids if c not in dropped] + deltas[0] + deltas[1])
+    position = {c: i for i, c in enumerate(live)}
+    parts = []
+    for ids in (base_ids, *deltas):
+        terms = merge_terms([part({c: texts[c] for c in ids})])
+        at = np.asarray([position.get(c, -1) for c in terms.chunk_ids], dtype=np.int64)
+        parts.append((Postings.from_matrix(terms.vocabulary, terms.tf), at))
+    folded = LexicalIndex(parts, live)
+    fresh = LexicalIndex.build(merge_terms([part({c: texts[c] for c in live})]))
+    assert_same_index(folded, fresh)
+    query = rng.sample(folded.vocabulary, 6)
+    assert folded.top_k(query, 10) == fresh.top_k(query, 10)
+    assert np.array_equal(
+        folded.weighted_presence({"fresh": 1.0}), fresh.weighted_presence({"fresh": 1.0})
+    )
 
 
 def test_merge_terms_is_canonical_whatever_the_split():
