@@ -103,10 +103,20 @@ def ingest(
     collection: CollectionOpt = None,
 ) -> None:
     """Index documents (.txt .md .rst .html .pdf corpus.jsonl) into a collection; only
-    changed ones are re-done, and only documents under PATH can be removed."""
+    changed ones are re-done, and only documents under PATH can be removed (as a job of the
+    running `neorag api` at NEORAG_API__URL when that is set, unless --rebuild or --every)."""
+    settings = settings_for(backend, collection)
+    if settings.api.url and not rebuild and not every:
+        from app.ingest_view import run_remote_ingest
+
+        if backend:
+            raise NeoragError(
+                "--backend does not apply when NEORAG_API__URL sends the ingest to a running "
+                "API (it writes to its own backend); drop one of them"
+            )
+        raise typer.Exit(run_remote_ingest(settings, path, json_out, out, err))
     from app.ingest_command import run_ingest_command
 
-    settings = settings_for(backend, collection)
     code = run_ingest_command(settings, path, json_out, rebuild, every, out, err)
     raise typer.Exit(code)
 

@@ -7,11 +7,9 @@ import json
 import os
 import re
 import time
-from collections import defaultdict
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
 from app.ingest_service import (
     OutsideRoots,
@@ -21,25 +19,24 @@ from app.ingest_service import (
     ingest_once,
     run_full_analytics,
 )
+from app.ingest_view import EXIT_LOCKED, EXIT_OK, EXIT_SKIPPED, grouped_lines, print_report
 from app.progress import RichProgress
 from app.settings import Settings
 from graph.errors import LockedError, NeoragError
-from ingest.loaders import SUPPORTED_EXTENSIONS
-from ingest.loaders.types import NOT_PROBLEMS, UNSUPPORTED
-from ingest.report import IngestReport, Skip
 
 __all__ = [
     "OutsideRoots",
     "collection_writer",
     "delete_documents",
+    "grouped_lines",
     "ingest_lock",
     "ingest_once",
     "parse_interval",
+    "print_report",
     "run_full_analytics",
     "run_ingest_command",
 ]
-EXIT_OK, EXIT_SKIPPED, EXIT_LOCKED = 0, 1, 3
-NAMES_SHOWN = 10  # unsupported files named per reason in the summary (--json has them all)
+
 _INTERVAL = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
 
 
@@ -51,73 +48,6 @@ def parse_interval(text: str) -> float:
     if seconds < 1:
         raise NeoragError("the interval must be at least 1s")
     return seconds
-
-
-def print_report(report: IngestReport, console: Console) -> None:
-    docs = Table(title="documents", show_header=True)
-    for col in ("new", "changed", "removed", "unchanged", "skipped"):
-        docs.add_column(col, justify="right")
-    docs.add_row(
-        str(len(report.new)),
-        str(len(report.changed)),
-        str(len(report.removed)),
-        str(report.unchanged),
-        str(len(report.skipped)),
-    )
-    console.print(docs)
-    graph = Table(title="graph", show_header=False)
-    graph.add_row("chunks", str(report.chunks))
-    graph.add_row("tokens", str(report.tokens))
-    for kind, n in report.edges.items():
-        graph.add_row(f"edges {kind}", str(n))
-    graph.add_row("communities", str(report.communities))
-    if report.modularity is not None:
-        graph.add_row("modularity", f"{report.modularity:.3f}")
-    if report.edge_refresh:
-        graph.add_row("chunk edges", report.edge_refresh)
-        graph.add_row("analytics", report.analytics_refresh)
-    console.print(graph)
-    times = Table(title="seconds per stage", show_header=False)
-    for stage, s in report.seconds.items():
-        times.add_row(stage, f"{s:.2f}")
-    console.print(times)
-    if report.reembedded:
-        console.print(
-            f"re-embedded {len(report.reembedded)} documents from other paths with the new "
-            "embedding model (re-ingest their paths to re-chunk them too)"
-        )
-    for w in report.warnings:
-        console.print(f"[yellow]warning:[/yellow] {w}")
-    for s in report.problems:
-        console.print(
-            f"[yellow]skipped[/yellow] {s.source}: {s.reason}", highlight=False, soft_wrap=True
-        )
-    listed = [s for s in report.skipped if s.kind in NOT_PROBLEMS]
-    for line in grouped_lines(listed, Path(report.path)):
-        console.print(line, highlight=False, soft_wrap=True)
-    if any(s.kind == UNSUPPORTED for s in listed):
-        console.print(f"(neorag reads {' '.join(SUPPORTED_EXTENSIONS)})", highlight=False)
-    if report.nothing_indexed:
-        console.print(f"[red]{report.nothing_indexed}[/red]", highlight=False, soft_wrap=True)
-
-
-def grouped_lines(skips: list[Skip], root: Path) -> list[str]:
-    """One line per reason (`unsupported extension .png`, `not a regular file`, ...) with
-    its count and the first files' paths under `root`: a folder of notes with hundreds of
-    images gets a line, not a screenful."""
-    by_reason: dict[str, list[str]] = defaultdict(list)
-    for s in skips:
-        path = Path(s.source)
-        inside = path.is_relative_to(root) and path != root
-        by_reason[s.reason].append(str(path.relative_to(root)) if inside else s.source)
-    lines = []
-    for reason, names in sorted(by_reason.items()):
-        shown = ", ".join(names[:NAMES_SHOWN])
-        if len(names) > NAMES_SHOWN:
-            shown += f" and {len(names) - NAMES_SHOWN} more"
-        files = f"{len(names)} file{'s' * (len(names) != 1)}"
-        lines.append(f"[yellow]skipped[/yellow] {files}, {reason}: {shown}")
-    return lines
 
 
 def run_ingest_command(

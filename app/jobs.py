@@ -2,9 +2,11 @@
 server (several HTTP workers) reads the same jobs.
 
 A job is a JSON file `<data_dir>/jobs/<id>.json`, replaced atomically on each update. It
-runs in a process of its own (`python -m app.jobs <file>`): the query workers keep their
-cores and keep answering from the published index until the job publishes the next one,
-and a job outlives the worker that started it. The child reads its settings from the same
+runs outside the query processes, so they keep their cores and keep answering from the
+published index until the job publishes the next one: in the server's warm job worker when
+that is free (app/job_worker.py: its models stay loaded between jobs, so a small change
+does not pay a process start), else in a process of its own (`python -m app.jobs <file>`),
+which outlives the server that started it. The child reads its settings from the same
 environment as the server plus the job's backend, data dir and collection (no credential
 is ever written to a job file).
 """
@@ -20,7 +22,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from filelock import FileLock, Timeout
 
@@ -36,6 +38,24 @@ WRITE_EVERY = 0.5  # seconds between progress writes
 
 class UnknownJob(NeoragError):
     pass
+
+
+class WarmRunner(Protocol):
+    """Where a job runs when it is free (app/job_worker.py's `WarmJobWorker`)."""
+
+    def submit(self, path: Path) -> int | None:
+        """Start the job in the file; the pid it runs in, or None when busy."""
+        ...
+
+
+_WARM: WarmRunner | None = None
+
+
+def use_warm_worker(worker: WarmRunner | None) -> None:
+    """Hand this process's jobs to `worker` while it is free (the API server installs one
+    at start when `api.warm_jobs` is set); None: every job gets a process of its own."""
+    global _WARM
+    _WARM = worker
 
 
 def jobs_dir(settings: Settings) -> Path:
@@ -158,6 +178,11 @@ def _launch(settings: Settings, folder: Path, kind: str, params: dict[str, Any])
         "error": None,
     }
     _write(path, job)
+    warm = _WARM.submit(path) if _WARM is not None else None
+    if warm is not None:  # the server's warm worker took it (app/job_worker.py)
+        path.with_suffix(".pid").write_text(str(warm))
+        job["pid"] = warm
+        return job
     log = open(folder / f"{job_id}.log", "wb")  # noqa: SIM115 - the child owns it
     child = subprocess.Popen(
         [sys.executable, "-m", "app.jobs", str(path)],

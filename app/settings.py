@@ -126,11 +126,22 @@ class ApiConfig(BaseModel):
     root_path: str = Field(
         "", description="the path prefix a reverse proxy serves the API under, e.g. `/neorag`"
     )
+    warm_jobs: bool = Field(
+        True,
+        description="run ingest jobs in a worker process that keeps its models loaded between "
+        "jobs (a busy worker's next job gets a process of its own); off: a new process per job",
+    )
+    warm_jobs_idle_seconds: float = Field(
+        900.0,
+        gt=0,
+        description="seconds the warm job worker waits for a job before it exits and frees "
+        "its memory (the next job starts it again)",
+    )
     url: str = Field(
         "",
-        description="a running `neorag api` that `neorag ask` sends its questions to, e.g. "
-        "`http://127.0.0.1:8000` (its models are loaded: no process start); empty: answer "
-        "in the command's own process",
+        description="a running `neorag api` that `neorag ask` sends its questions and "
+        "`neorag ingest` its changes to (a job of that server), e.g. `http://127.0.0.1:8000` "
+        "(its models are loaded: no process start); empty: run in the command's own process",
     )
     client_key: SecretStr = Field(
         SecretStr(""), description="the key `neorag ask` sends to `url` when its routes need one"

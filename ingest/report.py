@@ -5,9 +5,9 @@ from __future__ import annotations
 import resource
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import PurePath
-from typing import Protocol
+from typing import Any, Protocol
 
 from ingest.loaders.types import NOT_PROBLEMS, UNSUPPORTED
 
@@ -139,6 +139,14 @@ class IngestReport:
     def add_time(self, stage: str, seconds: float) -> None:
         self.seconds[stage] = round(self.seconds.get(stage, 0.0) + seconds, 3)
         self.peak_rss_mb[stage] = peak_rss_mb()
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> IngestReport:
+        """The report `as_dict` described (a job's report, read back by a client)."""
+        names = {f.name for f in fields(cls)}
+        report = cls(**{k: v for k, v in d.items() if k in names and k != "skipped"})
+        report.skipped = [Skip(**s) for s in d.get("skipped", [])]
+        return report
 
     def as_dict(self) -> dict[str, object]:
         d = asdict(self)

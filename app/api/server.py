@@ -20,10 +20,11 @@ from typing import Any
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 
-from app import metrics
+from app import jobs, metrics
 from app.access import CALLER_SCOPE
 from app.api import document_routes, errors, openai_routes, query_routes
 from app.api.auth import scope_of
+from app.job_worker import WarmJobWorker
 from app.queries import LocalQueries, Queries
 from app.settings import Settings, load_settings
 from ingest import threads
@@ -43,9 +44,16 @@ def create_app(settings: Settings | None = None, queries: Queries | None = None)
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         threading.Thread(target=_warm, args=(app,), daemon=True, name="warm-up").start()
-        async with mcp_lifespan():
-            yield
-        queries.close()
+        worker = WarmJobWorker(settings.api.warm_jobs_idle_seconds)
+        if settings.api.warm_jobs:
+            jobs.use_warm_worker(worker)
+        try:
+            async with mcp_lifespan():
+                yield
+        finally:
+            jobs.use_warm_worker(None)
+            worker.close()
+            queries.close()
 
     app = FastAPI(
         title="neorag",

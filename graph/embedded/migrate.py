@@ -17,12 +17,9 @@ from importlib import resources
 
 log = logging.getLogger(__name__)
 
-_LINK_TABLES = ("has_token", "mentions", "chunk_edges", "chunk_edge_state")
-_OLD_INDEXES = ("chunks_doc", "has_token_token", "mentions_entity", "chunk_edges_dst")
-
 
 def schema_sql() -> str:
-    return resources.files(__package__).joinpath("schema.sql").read_text(encoding="utf-8")
+    return _script("schema.sql")
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
@@ -36,39 +33,14 @@ def needs_migration(conn: sqlite3.Connection) -> bool:
 
 
 def migrate(conn: sqlite3.Connection, path: str = "") -> None:
-    """Format 1 → 2 (see the module docstring). `conn` is in autocommit mode."""
+    """Format 1 → 2 (migrate_1_to_2.sql, see the module docstring). `conn` is in
+    autocommit mode."""
     log.warning("embedded store %s: migrating to format 2 (once; this may take a while)", path)
+    before, after = _script("migrate_1_to_2.sql").split("-- @schema")
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for index in _OLD_INDEXES:
-            conn.execute(f"DROP INDEX IF EXISTS {index}")
-        conn.execute("DROP INDEX IF EXISTS chunk_edges_kind")
-        for table in ("chunks", *_LINK_TABLES):
-            conn.execute(f"ALTER TABLE {table} RENAME TO old_{table}")
-        _create_schema(conn)
-        chunk_columns = [c for c in _columns(conn, "old_chunks")]
-        listed = ", ".join(chunk_columns)
-        conn.execute(f"INSERT INTO chunks ({listed}) SELECT {listed} FROM old_chunks ORDER BY id")
-        conn.execute(
-            "INSERT INTO has_token (chunk, token_id, tf) SELECT c.key, h.token_id, h.tf "
-            "FROM old_has_token h JOIN chunks c ON c.id = h.chunk_id"
-        )
-        conn.execute(
-            "INSERT INTO mentions (chunk, entity_key, count) SELECT c.key, m.entity_key, m.count "
-            "FROM old_mentions m JOIN chunks c ON c.id = m.chunk_id"
-        )
-        conn.execute(
-            "INSERT INTO chunk_edges (src, kind, dst, weight) "
-            "SELECT s.key, k.code, d.key, e.weight FROM old_chunk_edges e "
-            "JOIN chunks s ON s.id = e.src JOIN chunks d ON d.id = e.dst "
-            "JOIN edge_kinds k ON k.name = e.kind"
-        )
-        conn.execute(
-            "INSERT INTO chunk_edge_state (chunk, state) SELECT c.key, s.state "
-            "FROM old_chunk_edge_state s JOIN chunks c ON c.id = s.chunk_id"
-        )
-        for table in ("chunks", *_LINK_TABLES):
-            conn.execute(f"DROP TABLE old_{table}")
+        for statement in (*_statements(before), *_statements(schema_sql()), *_statements(after)):
+            conn.execute(statement)
         recount(conn)
         conn.execute("COMMIT")
     except BaseException:
@@ -78,17 +50,22 @@ def migrate(conn: sqlite3.Connection, path: str = "") -> None:
     conn.execute("VACUUM")
 
 
-def _create_schema(conn: sqlite3.Connection) -> None:
-    """The current schema's statements one by one (executescript would commit the
-    migration's transaction half-way)."""
-    statement = ""
-    for line in schema_sql().splitlines():
+def _script(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def _statements(script: str) -> list[str]:
+    """A script's statements one by one (executescript would commit the migration's
+    transaction half-way); PRAGMAs are left out (they cannot run inside one)."""
+    out, statement = [], ""
+    for line in script.splitlines():
         if line.startswith("--") or line.startswith("PRAGMA") or not line.strip():
             continue
         statement += line + "\n"
         if sqlite3.complete_statement(statement):
-            conn.execute(statement)
+            out.append(statement)
             statement = ""
+    return out
 
 
 def recount(conn: sqlite3.Connection) -> None:

@@ -1,7 +1,8 @@
 """Background ingest and delete jobs and the Prometheus metrics, through `neorag api` as
-people start it: a real uvicorn with two worker processes, each job in a process of its
-own, metrics summed over all of them. Queries keep answering from the published index
-while a job runs, and switch to the new one when it is published."""
+people start it: a real uvicorn with two worker processes, each job in the server's warm
+job worker or a process of its own, metrics summed over all of them. Queries keep
+answering from the published index while a job runs, and switch to the new one when it is
+published."""
 
 from __future__ import annotations
 
@@ -216,3 +217,43 @@ def test_metrics_add_up_over_workers_and_jobs(api: Api) -> None:
     assert metric(text, "neorag_ingest_runs_total", kind="delete", outcome="succeeded") >= 1
     assert metric(text, "neorag_ingest_seconds_count", kind="ingest") >= 2
     assert "Bearer" not in text and QUESTION not in text
+
+
+def test_jobs_run_in_the_warm_worker_with_its_models_loaded(api: Api) -> None:
+    """One job after another runs in the server's warm job worker (app/job_worker.py): the
+    same process, which loaded the models once, so the second job does not load them."""
+    pids, model_seconds = [], []
+    for i in range(2):
+        write_docs(api.docs / f"warm-{i}", more_docs(2))
+        job = api.post("/v1/ingest", json={"path": str(api.docs / f"warm-{i}")}).json()["job"]
+        done = api.wait_job(job["id"])
+        assert done["state"] == "succeeded", done["error"]
+        pids.append(done["pid"])
+        model_seconds.append(done["report"]["seconds"].get("models", 0.0))
+    assert pids[0] == pids[1], "the second job got a process of its own"
+    assert model_seconds[1] < 0.1, "the second job loaded the models again"
+
+
+def test_neorag_ingest_hands_the_change_to_a_running_api(api: Api) -> None:
+    """With NEORAG_API__URL set, `neorag ingest PATH` is a job of that server: the command
+    shows the job's report, and the server's collection has the document."""
+    write_docs(api.docs / "via-cli", {"quay.md": "# Kell Quay\n\nThe quay of Kell Point.\n"})
+    env = {**os.environ, "NEORAG_API__URL": api.url, "NEORAG_DATA_DIR": "/nonexistent"}
+    run = subprocess.run(
+        [NEORAG, "ingest", str(api.docs / "via-cli"), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = __import__("json").loads(run.stdout)
+    assert report["documents"]["new"] == 1
+    jobs = api.get("/v1/jobs").json()["jobs"]
+    assert jobs[0]["params"]["path"] == str((api.docs / "via-cli").resolve())
+    titles = {d["title"] for d in api.get("/v1/documents").json()["documents"]}
+    assert "Kell Quay" in titles
+    refused = subprocess.run(
+        [NEORAG, "ingest", "/etc", "--json"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert refused.returncode != 0 and "outside the allowed ingest roots" in refused.stderr

@@ -22,6 +22,8 @@ HELPERS = {
     "sections_docs.py",
     "scale_corpus.py",
     "sections.py",
+    "serving.py",
+    "vector_cache.py",
 }
 
 
