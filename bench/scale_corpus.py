@@ -48,7 +48,10 @@ PACKAGES = {  # package -> (licence, folder of its HTML pages inside the package
     "erlang-doc": ("Apache-2.0", "usr/share/doc/erlang-doc"),
     "python-scipy-doc": ("BSD-3-Clause", "usr/share/doc/python-scipy-doc/html"),
     "python-pandas-doc": ("BSD-3-Clause", "usr/share/doc/python-pandas-doc/html"),
-    "openjdk-17-doc": ("GPL-2.0 WITH Classpath-exception-2.0", "usr/share/doc/openjdk-17-doc"),
+    "openjdk-17-doc": (
+        "GPL-2.0 WITH Classpath-exception-2.0",
+        "usr/share/doc/openjdk-17-jre-headless/api",
+    ),
 }
 SKIPPED_PAGES = ("genindex", "search.html", "py-modindex", "_sources", "_static", "_images")
 DEFAULT_CACHE = Path.home() / ".cache" / "neorag" / "scale"
