@@ -85,6 +85,16 @@ class GraphStore(ABC):
         ordinal): what an incremental stage reads for just the documents a change touched."""
 
     @abstractmethod
+    def chunk_records(self, ids: Sequence[str]) -> list[ChunkRecord]:
+        """These chunks, complete (tokens too), ordered by (doc_id, ordinal); unknown ids
+        are left out: what an incremental edge update reads for the chunks it recomputes."""
+
+    @abstractmethod
+    def entity_holders(self, keys: Sequence[str]) -> dict[str, list[str]]:
+        """For each entity key, the chunks mentioning it (keys no chunk mentions are left
+        out): who shares an entity with a changed chunk."""
+
+    @abstractmethod
     def replace_chunk_edges(self, edges: Sequence[ChunkEdge]) -> None:
         """Make the stored chunk-to-chunk edges (six kinds and RELATED) exactly `edges`."""
 

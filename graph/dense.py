@@ -238,6 +238,16 @@ class DenseIndex:
             for row_p, row_s in zip(labels.tolist(), scores.tolist(), strict=True)
         ]
 
+    def within(self, queries: np.ndarray, radius: float) -> list[dict[str, float]]:
+        """For each query, every indexed id whose cosine to it exceeds `radius`, with the
+        (float32) cosine: exhaustive, an IVF index scans every cell."""
+        q = _normalise(np.asarray(queries, dtype=np.float32))
+        params = None
+        if self.kind == IVF:
+            params = faiss.SearchParametersIVF()
+            params.nprobe = int(self._index.nlist)
+        return _range_rows(self._index, q, radius, params, self._by_label)
+
     def neighbours(self, ids: Sequence[str], k: int) -> list[list[tuple[str, float]]]:
         """For each indexed id, its k nearest other ids (itself left out), best first:
         the kNN-graph query. KeyError for an id that is not indexed."""
@@ -362,6 +372,28 @@ class DenseIndex:
         if removed or len(added_ids):
             loaded.apply(removed, added_ids, added_vectors)
         return loaded
+
+
+def _range_rows(
+    index: faiss.Index,
+    unit: np.ndarray,
+    radius: float,
+    params: faiss.SearchParameters | None,
+    by_label: Sequence[str | None],
+) -> list[dict[str, float]]:
+    if not len(unit) or not index.ntotal:
+        return [{} for _ in range(len(unit))]
+    lims, scores, labels = index.range_search(unit, float(radius), params=params)
+    out: list[dict[str, float]] = []
+    for i in range(len(unit)):
+        a, b = int(lims[i]), int(lims[i + 1])
+        out.append(
+            {
+                str(by_label[p]): float(s)
+                for p, s in zip(labels[a:b].tolist(), scores[a:b].tolist(), strict=True)
+            }
+        )
+    return out
 
 
 def _checked(ids: Sequence[str], vectors: np.ndarray, dim: int | None = None) -> np.ndarray:

@@ -25,7 +25,7 @@ from pathlib import Path
 import faiss
 import numpy as np
 
-from graph.dense import FLAT, IVF, DenseIndex, _checked, _normalise
+from graph.dense import FLAT, IVF, DenseIndex, _checked, _normalise, _range_rows
 
 # FAISS maps IVF lists and flat codes under different flags, which it does not combine.
 _MAPPED = {
@@ -147,6 +147,24 @@ class MappedDenseIndex(DenseIndex):
         for row, (ps, ss) in enumerate(zip(positions.tolist(), scores.tolist(), strict=True)):
             extra = [(self._added_ids[p], s) for p, s in zip(ps, ss, strict=True) if p >= 0]
             rows[row] = sorted(rows[row] + extra, key=lambda h: (-h[1], h[0]))[:k]
+        return rows
+
+    def within(self, queries: np.ndarray, radius: float) -> list[dict[str, float]]:
+        unit = _normalise(np.asarray(queries, dtype=np.float32))
+        if self.kind == IVF:
+            params = faiss.SearchParametersIVF()
+            params.nprobe = int(self._index.nlist)
+            if self._params is not None:
+                params.sel = self._params[1]
+        else:
+            params = self._params[0] if self._params is not None else None
+        rows = _range_rows(self._index, unit, radius, params, self._by_label)
+        if self._added_ids:
+            scores = faiss.rev_swig_ptr(self._added.get_xb(), len(self._added_ids) * self.dim)
+            matrix = scores.reshape(len(self._added_ids), self.dim)
+            for row, values in zip(rows, unit @ matrix.T, strict=True):
+                for j in np.flatnonzero(values > radius).tolist():
+                    row[self._added_ids[j]] = float(values[j])
         return rows
 
     def vector(self, chunk_id: str) -> np.ndarray:

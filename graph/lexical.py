@@ -102,6 +102,7 @@ class LexicalIndex:
         if filled != n:
             raise ValueError(f"{filled} live rows for {n} chunk ids")
         self._parts = [(part, positions, bool((positions < 0).any())) for part, positions in parts]
+        self._to_global = to_global
         self._columns = [None] + [
             dict(zip(ids.tolist(), range(len(ids)), strict=True)) for ids in to_global[1:]
         ]
@@ -154,6 +155,9 @@ class LexicalIndex:
         """Ids of the tokens some chunk holds, in order, repeats kept."""
         return [g for t in tokens if (g := self.term_id(t)) is not None]
 
+    def term(self, term_id: int) -> str:
+        return self._terms[term_id]
+
     def idf_of(self, token: str) -> float | None:
         g = self.term_id(token)
         return None if g is None else float(self.idf[g])
@@ -175,6 +179,58 @@ class LexicalIndex:
                 at, tf = at[live], tf[live]
             if len(at):
                 yield at, np.asarray(tf, dtype=np.float64)
+
+    @cached_property
+    def _located(self) -> tuple[np.ndarray, np.ndarray]:
+        """For each row, its part and its row in that part (built on first use)."""
+        n = len(self.chunk_ids)
+        part_of = np.zeros(n, dtype=np.int32)
+        local = np.zeros(n, dtype=np.int64)
+        for k, (_, positions, _) in enumerate(self._parts):
+            live = np.flatnonzero(positions >= 0)
+            part_of[positions[live]] = k
+            local[positions[live]] = live
+        return part_of, local
+
+    def row_counts(self, row: int) -> dict[str, int]:
+        """The term frequencies of the chunk at `row`."""
+        part_of, local = self._located
+        part = self._parts[int(part_of[row])][0]
+        r = int(local[row])
+        a, b = int(part.csr_indptr[r]), int(part.csr_indptr[r + 1])
+        cols = part.csr_indices[a:b].tolist()
+        counts = part.csr_data[a:b].tolist()
+        return {part.vocabulary[c]: int(f) for c, f in zip(cols, counts, strict=True)}
+
+    def row_entries(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every entry of the chunks at `rows`: (the position in `rows` it belongs to, its
+        term id, its term frequency as float64), gathered without a Python loop per row."""
+        rows = np.asarray(rows, dtype=np.int64)
+        part_of, local = self._located
+        which, terms, freqs = [], [], []
+        for k, (part, _, _) in enumerate(self._parts):
+            sel = np.flatnonzero(part_of[rows] == k)
+            if not len(sel):
+                continue
+            r = local[rows[sel]]
+            starts = part.csr_indptr[r].astype(np.int64)
+            lengths = part.csr_indptr[r + 1].astype(np.int64) - starts
+            total = int(lengths.sum())
+            at = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+            which.append(np.repeat(sel, lengths))
+            terms.append(self._to_global[k][part.csr_indices[at]])
+            freqs.append(np.asarray(part.csr_data[at], dtype=np.float64))
+        if not which:
+            empty = np.empty(0, dtype=np.int64)
+            return empty, empty, np.empty(0, dtype=np.float64)
+        return np.concatenate(which), np.concatenate(terms), np.concatenate(freqs)
+
+    def term_entries(self, term_id: int) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, term frequencies) of the chunks holding a term."""
+        found = list(self._entries(term_id))
+        if not found:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
+        return np.concatenate([a for a, _ in found]), np.concatenate([f for _, f in found])
 
     def postings(self, term_id: int) -> np.ndarray:
         """Rows (chunk positions) of the chunks holding a term, ascending."""

@@ -229,8 +229,9 @@ def _digest(path: Path) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
-def read_segment(directory: Path, ref: SegmentRef) -> Segment:
-    """The segment `ref` names, checked against its recorded size and sha256. Its arrays
+def read_segment(directory: Path, ref: SegmentRef, *, verify: bool = True) -> Segment:
+    """The segment `ref` names, checked against its recorded size and (with `verify`: not
+    needed by the process that has just written it) its sha256. Its arrays
     are read-only views of the file, mapped into memory: its pages are read as queries
     touch them and shared by every process that maps the same file (segments are never
     rewritten; a deleted one stays readable while mapped)."""
@@ -240,11 +241,14 @@ def read_segment(directory: Path, ref: SegmentRef) -> Segment:
             size = os.fstat(fh.fileno()).st_size
             # Hashed through a small buffer, not the mapping: a page only becomes part of
             # this process's resident set when a query touches it.
-            digest = hashlib.sha256()
-            while block := fh.read(1 << 20):
-                digest.update(block)
-            if size != ref.bytes or digest.hexdigest() != ref.sha256:
+            if size != ref.bytes:
                 raise IndexFileError(f"{ref.file} does not match the manifest")
+            if verify:
+                digest = hashlib.sha256()
+                while block := fh.read(1 << 20):
+                    digest.update(block)
+                if digest.hexdigest() != ref.sha256:
+                    raise IndexFileError(f"{ref.file} does not match the manifest")
             raw = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
     except OSError as exc:
         raise IndexFileError(f"{ref.file}: {exc.strerror or exc}") from exc
@@ -272,10 +276,10 @@ def read_segment(directory: Path, ref: SegmentRef) -> Segment:
             found = meta["dense_file"]
             dense_file = directory / found["name"]
             try:
-                sha, size = _digest(dense_file)
+                sha, size = _digest(dense_file) if verify else ("", dense_file.stat().st_size)
             except OSError as exc:
                 raise IndexFileError(f"{found['name']}: {exc.strerror or exc}") from exc
-            if (sha, size) != (found["sha256"], found["bytes"]):
+            if size != found["bytes"] or (verify and sha != found["sha256"]):
                 raise IndexFileError(f"{found['name']} does not match its segment")
         return Segment(
             kind=meta["kind"],

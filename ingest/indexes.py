@@ -67,7 +67,7 @@ class SearchIndexes:
 
     @staticmethod
     def load(
-        directory: Path, key: str, config: SearchIndexConfig | None = None
+        directory: Path, key: str, config: SearchIndexConfig | None = None, *, verify: bool = True
     ) -> SearchIndexes | None:
         """The published indexes for `key`, or None when missing, stale or damaged.
 
@@ -78,7 +78,7 @@ class SearchIndexes:
             if manifest is None or manifest.key != key:
                 return None
             try:
-                return fold(directory, manifest, config)
+                return fold(directory, manifest, config, verify=verify)
             except IndexFileError:
                 again = read_manifest(directory)
                 if again is None or again.segments == manifest.segments:
@@ -292,13 +292,17 @@ def _term_matrix(chunks: Sequence[ChunkRecord], counts: Sequence[Mapping[str, in
 
 
 def fold(
-    directory: Path, manifest: Manifest, config: SearchIndexConfig | None = None
+    directory: Path,
+    manifest: Manifest,
+    config: SearchIndexConfig | None = None,
+    *,
+    verify: bool = True,
 ) -> SearchIndexes:
     """The indexes over the manifest's segments as they lie on disk: the lexical indexes
     read each segment's mapped postings in place (nothing the size of the corpus is
     copied or weighted), with every live row at its canonical position, so they score as
     a fresh build does."""
-    segments = [read_segment(directory, ref) for ref in manifest.segments]
+    segments = [read_segment(directory, ref, verify=verify) for ref in manifest.segments]
     keep = _keep_flags(segments)
     pairs = list(zip(segments, keep, strict=True))
     params = Bm25Params()

@@ -474,12 +474,26 @@ def refresh_derived(
         return
     report.derived_rebuilt = True
     analyzer = analyzer or Analyzer(cfg.tokens)
+    # The search files first: the edge stage reads the changed corpus through them.
+    with timed(report, "indexes", time.perf_counter):
+        progress.start("indexes", None)
+        report.indexes = refresh_indexes(
+            store, index_dir, fingerprint, analyzer, cfg.index, rebuild=force, documents=documents
+        )
+        progress.finish("indexes")
     if force or edges_pending or derived_for != fingerprint:
         with timed(report, "edges", time.perf_counter):
             progress.start("chunk edges", None)
             workspace = EdgeWorkspace(index_dir / WORKSPACE_FILE)
+            published = SearchIndexes.load(index_dir, fingerprint, cfg.index, verify=False)
             edges = refresh_chunk_edges(
-                store, cfg.edges, analyzer, force=force, workspace=workspace
+                store,
+                cfg.edges,
+                analyzer,
+                force=force,
+                workspace=workspace,
+                indexes=published,
+                entity_labels=cfg.models.entity_labels,
             )
             progress.finish("chunk edges")
         report.edge_refresh, report.edge_source = edges.mode, edges.source
@@ -502,10 +516,4 @@ def refresh_derived(
         if analytics.mode == "full":
             report.modularity = analytics.report.modularity
         report.warnings += analytics.report.warnings
-    with timed(report, "indexes", time.perf_counter):
-        progress.start("indexes", None)
-        report.indexes = refresh_indexes(
-            store, index_dir, fingerprint, analyzer, cfg.index, rebuild=force, documents=documents
-        )
-        progress.finish("indexes")
     store.set_meta(DERIVED_KEY, fingerprint)

@@ -107,6 +107,35 @@ class _EmbeddedReads(_EmbeddedBase):
         entities = self.chunk_entities([r[0] for r in rows])
         return [_chunk_record(r, entities) for r in rows]
 
+    def chunk_records(self, ids: Sequence[str]) -> list[ChunkRecord]:
+        wanted = list(dict.fromkeys(ids))
+        rows: list[tuple] = []
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows += self._rows(
+                "SELECT id, doc_id, ordinal, title, text, section_path, n_tokens, embedding, "
+                f"links, questions, tokens FROM chunks WHERE id IN ({marks})",
+                part,
+            )
+        rows.sort(key=lambda r: (r[1], r[2]))
+        entities = self.chunk_entities([r[0] for r in rows])
+        return [_chunk_record(r, entities) for r in rows]
+
+    def entity_holders(self, keys: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = defaultdict(list)
+        wanted = list(dict.fromkeys(keys))
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for key, cid in self._rows(
+                "SELECT m.entity_key, c.id FROM mentions m JOIN chunks c ON c.key = m.chunk "
+                f"WHERE m.entity_key IN ({marks})",
+                part,
+            ):
+                out[key].append(cid)
+        return {k: sorted(v) for k, v in out.items()}
+
     def chunk_edge_states(self, ids: Sequence[str]) -> dict[str, str]:
         out: dict[str, str] = {}
         ids = list(dict.fromkeys(ids))

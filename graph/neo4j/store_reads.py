@@ -56,6 +56,14 @@ class _Neo4jReads(_Neo4jBase):
         rows = self.read("document_chunks", doc_ids=list(dict.fromkeys(doc_ids)))
         return [_chunk_record(r) for r in rows]
 
+    def chunk_records(self, ids: Sequence[str]) -> list[ChunkRecord]:
+        rows = self.read("chunk_records", ids=list(dict.fromkeys(ids)))
+        return [_chunk_record(r) for r in rows]
+
+    def entity_holders(self, keys: Sequence[str]) -> dict[str, list[str]]:
+        rows = self.read("entity_holders", keys=list(dict.fromkeys(keys)))
+        return {r["key"]: sorted(r["chunks"]) for r in rows if r["chunks"]}
+
     def chunk_edge_states(self, ids: Sequence[str]) -> dict[str, str]:
         rows = self.read("chunk_edge_states", ids=list(dict.fromkeys(ids)))
         return {r["id"]: r["state"] for r in rows}

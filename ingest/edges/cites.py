@@ -18,6 +18,8 @@ from collections.abc import Iterable, Sequence
 
 from graph.types import ChunkEdge, ChunkRecord
 from ingest.edges.corpus import CorpusChange, EdgeCorpus
+from ingest.edges.indexed import IndexedCorpus
+from ingest.edges.links import link_options, normalise_link
 from ingest.edges.model import EdgeKey, KindChange, KindEdges, diff
 from ingest.edges.stored import StoredEdges
 from ingest.tokens import Analyzer
@@ -102,23 +104,22 @@ def _link_targets(chunks: Iterable[ChunkRecord]) -> dict[str, str]:
     return targets
 
 
-def _normalise_link(link: str) -> list[str]:
-    link = link.split("#", 1)[0].split("?", 1)[0].strip().rstrip("/")
-    last = link.rsplit("/", 1)[-1]
-    options = [link, last, last.rsplit(".", 1)[0], last.replace("_", " ")]
-    return [o.casefold() for o in options if o]
-
-
 class _Citations:
-    def __init__(self, corpus: EdgeCorpus, analyzer: Analyzer) -> None:
+    def __init__(self, corpus: EdgeCorpus | IndexedCorpus, analyzer: Analyzer) -> None:
         self.first = corpus.first_chunk
         self.matcher = TitleMatcher(corpus.titles, analyzer)
-        self.targets = _link_targets(corpus.chunks)
+        if isinstance(corpus, IndexedCorpus):  # from the documents: one row each
+            self.targets: dict[str, str] = {}
+            for doc_id in sorted(corpus.first_chunk):
+                for s in _target_strings(doc_id, corpus.titles.get(doc_id, "")):
+                    self.targets.setdefault(s, doc_id)
+        else:
+            self.targets = _link_targets(corpus.chunks)
 
     def of(self, c: ChunkRecord) -> dict[EdgeKey, float]:
         cited: dict[str, float] = {}
         for link in c.links:
-            for option in _normalise_link(link):
+            for option in normalise_link(link):
                 if option in self.targets:
                     cited[self.targets[option]] = 1.0
                     break
@@ -160,11 +161,15 @@ def citing_chunks(change: CorpusChange) -> set[str]:
         for s in _target_strings(d, corpus.titles.get(d, ""))
     }
     out = set(change.added_ids)
-    for c in corpus.chunks:
-        if any(all(w in c.text for w in key) for key in keys) or any(
-            option in strings for link in c.links for option in _normalise_link(link)
-        ):
-            out.add(c.id)
+    if isinstance(corpus, IndexedCorpus):
+        out |= corpus.chunks_naming(keys) | corpus.chunks_linking(strings)
+    else:
+        for c in corpus.chunks:
+            if (
+                any(all(w in c.text for w in key) for key in keys)
+                or link_options(c.links) & strings
+            ):
+                out.add(c.id)
     for src, _ in change.old_edges(KIND):
         if src in corpus:
             out.add(src)
@@ -174,6 +179,8 @@ def citing_chunks(change: CorpusChange) -> set[str]:
 def update(change: CorpusChange, analyzer: Analyzer, stored: StoredEdges) -> KindChange:
     citing = citing_chunks(change)
     citations = _Citations(change.corpus, analyzer)
+    if isinstance(change.corpus, IndexedCorpus):
+        change.corpus.by_id.prefetch(sorted(citing))
     new: dict[EdgeKey, float] = {}
     for cid in sorted(citing):
         new.update(citations.of(change.corpus.by_id[cid]))

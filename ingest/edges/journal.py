@@ -64,9 +64,13 @@ def config_digest(cfg: EdgeConfig, analyzer: Analyzer) -> str:
 
 @dataclass(slots=True)
 class EdgeState:
+    """`questions`: the chunks that have utility questions (UTILITY's corpus size, which
+    an update over an indexed corpus cannot count; None in a state an older neorag wrote)."""
+
     config: str
     doc_sum: int
     chunks: int
+    questions: int | None = None
 
     @classmethod
     def load(cls, store: GraphStore) -> EdgeState | None:
@@ -74,11 +78,22 @@ class EdgeState:
         if not raw:
             return None
         d = json.loads(raw)
-        return cls(d["config"], int(d["doc_sum"], 16), int(d["chunks"]))
+        questions = d.get("questions")
+        return cls(
+            d["config"],
+            int(d["doc_sum"], 16),
+            int(d["chunks"]),
+            None if questions is None else int(questions),
+        )
 
     def dumps(self) -> str:
         return json.dumps(
-            {"config": self.config, "doc_sum": f"{self.doc_sum:016x}", "chunks": self.chunks}
+            {
+                "config": self.config,
+                "doc_sum": f"{self.doc_sum:016x}",
+                "chunks": self.chunks,
+                "questions": self.questions,
+            }
         )
 
 

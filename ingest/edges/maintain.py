@@ -11,7 +11,7 @@ transaction.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -20,6 +20,7 @@ from graph.types import ChunkEdge, ChunkEdgeChange
 from ingest.config import EdgeConfig
 from ingest.edges import kinds as all_kinds
 from ingest.edges.corpus import CorpusChange, EdgeCorpus
+from ingest.edges.indexed import IndexedCorpus, NeedsFullBuild
 from ingest.edges.journal import (
     FULL_BUILD_SHARE,
     JOURNAL_KEY,
@@ -32,7 +33,8 @@ from ingest.edges.journal import (
 from ingest.edges.model import KindChange
 from ingest.edges.stored import ChunkState, StoredEdges, StoredStates, encode_state
 from ingest.edges.topk import StateMissing
-from ingest.edges.workspace import CachedCorpus, EdgeWorkspace
+from ingest.edges.workspace import EdgeWorkspace
+from ingest.indexes import SearchIndexes
 from ingest.tokens import Analyzer
 
 
@@ -63,30 +65,59 @@ def refresh_chunk_edges(
     *,
     force: bool = False,
     workspace: EdgeWorkspace | None = None,
+    indexes: SearchIndexes | None = None,
+    entity_labels: Sequence[str] = (),
 ) -> EdgeRefresh:
-    """`workspace`: the local copy of the edge corpus; with it an update reads only the
-    changed documents' chunks from the store (`EdgeRefresh.source` says which was read)."""
+    """`indexes`: the search files published for the current corpus; with them and a
+    current `workspace`, an update reads only what it touches (ingest/edges/indexed.py:
+    `EdgeRefresh.source` is "indexes"); otherwise it reads the whole corpus from the store
+    ("store")."""
     t0 = time.perf_counter()
     state, journal = EdgeState.load(store), EdgeJournal.load(store)
     docs = store.documents()
     reason = _why_full(state, journal, docs, cfg, analyzer, force)
     if reason is None and journal.empty:
         return EdgeRefresh("current")
-    read, source = _read(store, journal, workspace if reason is None else None)
-    chunks, known, units = read.chunks, read.terms, read.units
-    seconds = {"read": round(time.perf_counter() - t0, 3)}
+    seconds: dict[str, float] = {}
+    if (
+        reason is None
+        and indexes is not None
+        and workspace is not None
+        and state is not None
+        and state.questions is not None
+        and workspace.current(store.get_meta(STATE_KEY))
+    ):
+        corpus = IndexedCorpus(store, indexes, analyzer, journal.docs, 0, entity_labels, workspace)
+        removed_q = sum(1 for r in journal.removed.values() if r.has_questions)
+        questions = state.questions + corpus.questions_added - removed_q
+        corpus.terms._count = questions
+        change = CorpusChange(corpus, set(journal.docs), journal.removed)
+        seconds["read"] = round(time.perf_counter() - t0, 3)
+        reason = _why_not_local(change, state)
+        if reason is None:
+            try:
+                done = _update(store, change, cfg, analyzer, docs, StoredStates(store), seconds)
+            except (StateMissing, NeedsFullBuild) as exc:
+                reason = str(exc)
+            else:
+                gone = [*journal.removed, *(c.id for c in corpus.added_chunks)]
+                keep = partial(workspace.update, gone, corpus.added_chunks)
+                _save_workspace(store, keep, seconds)
+                done.source = "indexes"
+                return done
+    chunks = store.corpus()
+    seconds["read"] = round(time.perf_counter() - t0, 3)
     if reason is None:
         assert state is not None
         states = StoredStates(store)
-        if source == "store":
-            states.load(c.id for c in chunks)
-            known = {
-                c.id: terms
-                for c in chunks
-                if c.doc_id not in journal.docs and (terms := states.state(c.id).terms) is not None
-            }
+        states.load(c.id for c in chunks)
+        known = {
+            c.id: terms
+            for c in chunks
+            if c.doc_id not in journal.docs and (terms := states.state(c.id).terms) is not None
+        }
         change = CorpusChange(
-            EdgeCorpus(chunks, analyzer, known, units), set(journal.docs), journal.removed
+            EdgeCorpus(chunks, analyzer, known), set(journal.docs), journal.removed
         )
         reason = _why_not_local(change, state)
         if reason is None:
@@ -96,35 +127,17 @@ def refresh_chunk_edges(
                 reason = str(exc)
             else:
                 if workspace is not None:
-                    # A copy that was not read is of an older build: rewritten whole.
-                    keep = (
-                        partial(workspace.update, change.corpus, journal.docs)
-                        if source == "workspace"
-                        else partial(workspace.replace, change.corpus)
+                    _save_workspace(
+                        store, partial(workspace.replace, change.corpus.chunks), seconds
                     )
-                    _save_workspace(store, keep, seconds)
-                done.source = source
+                done.source = "store"
                 return done
-    corpus = EdgeCorpus(chunks, analyzer, known_units=units)
+    corpus = EdgeCorpus(chunks, analyzer)
     done = _full(store, corpus, cfg, analyzer, docs, reason, seconds)
     if workspace is not None:
-        _save_workspace(store, partial(workspace.replace, corpus), seconds)
-    done.source = source
+        _save_workspace(store, partial(workspace.replace, corpus.chunks), seconds)
+    done.source = "store"
     return done
-
-
-def _read(
-    store: GraphStore, journal: EdgeJournal, workspace: EdgeWorkspace | None
-) -> tuple[CachedCorpus, str]:
-    """The current corpus and where it was read: from the workspace (with the question terms
-    and unit rows it kept) when it is the copy of the stored build, so only the changed
-    documents come from the store; else the whole store."""
-    if workspace is not None:
-        cached = workspace.unchanged(store.get_meta(STATE_KEY), journal.docs)
-        if cached is not None:
-            cached.chunks += store.document_chunks(sorted(journal.docs))
-            return cached, "workspace"
-    return CachedCorpus(store.corpus(), {}, {}), "store"
 
 
 def _save_workspace(
@@ -169,8 +182,10 @@ def _why_not_local(change: CorpusChange, state: EdgeState) -> str | None:
     return all_kinds.full_build_needed(change)
 
 
-def _new_state(cfg: EdgeConfig, analyzer: Analyzer, docs: dict, chunks: int) -> dict[str, str]:
-    state = EdgeState(config_digest(cfg, analyzer), digest_sum(docs.values()), chunks)
+def _new_state(
+    cfg: EdgeConfig, analyzer: Analyzer, docs: dict, chunks: int, questions: int
+) -> dict[str, str]:
+    state = EdgeState(config_digest(cfg, analyzer), digest_sum(docs.values()), chunks, questions)
     return {STATE_KEY: state.dumps(), JOURNAL_KEY: ""}
 
 
@@ -194,7 +209,7 @@ def _full(
             replace_all=True,
             write=edges,
             states={cid: encode_state(s) for cid, s in states.items()},
-            meta=_new_state(cfg, analyzer, docs, len(corpus)),
+            meta=_new_state(cfg, analyzer, docs, len(corpus), len(corpus.terms)),
         )
     )
     seconds["write"] = round(time.perf_counter() - t0, 3)
@@ -217,7 +232,7 @@ def _update(
     changes = all_kinds.update_all(change, cfg, analyzer, stored, states)
     seconds["update"] = round(time.perf_counter() - t0, 3)
     new_states = _merged_states(changes, change, states)
-    gone = sorted(set(change.removed) - set(change.corpus.by_id))
+    gone = sorted(c for c in change.removed if c not in change.corpus)
     deleted = [(kind, s, d) for kind, ch in changes.items() for s, d in sorted(ch.deleted)]
     written = [
         ChunkEdge(kind, s, d, w)
@@ -231,7 +246,7 @@ def _update(
             write=written,
             states={cid: encode_state(s) for cid, s in new_states.items()},
             drop_states=gone,
-            meta=_new_state(cfg, analyzer, docs, len(change.corpus)),
+            meta=_new_state(cfg, analyzer, docs, len(change.corpus), len(change.corpus.terms)),
         )
     )
     seconds["write"] = round(time.perf_counter() - t0, 3)

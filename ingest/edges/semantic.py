@@ -15,6 +15,7 @@ import numpy as np
 from ingest.config import EdgeConfig
 from ingest.edges import topk
 from ingest.edges.corpus import CorpusChange, EdgeCorpus
+from ingest.edges.indexed import IndexedCorpus
 from ingest.edges.model import KindChange, KindEdges
 from ingest.edges.stored import StoredEdges, StoredStates
 from ingest.edges.vectors import Approximate, VectorSpace
@@ -42,8 +43,14 @@ def build(corpus: EdgeCorpus, cfg: EdgeConfig) -> KindEdges:
 def update(
     change: CorpusChange, cfg: EdgeConfig, stored: StoredEdges, states: StoredStates
 ) -> KindChange:
+    corpus = change.corpus
+    scored = (
+        corpus.semantic_space(cfg.semantic_min_cosine)
+        if isinstance(corpus, IndexedCorpus)
+        else space(corpus, cfg)
+    )
     return topk.update(
-        space(change.corpus, cfg),
+        scored,
         KIND,
         cfg.semantic_k,
         _weight,

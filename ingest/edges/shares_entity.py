@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from ingest.config import EdgeConfig
 from ingest.edges import topk
 from ingest.edges.corpus import CorpusChange, EdgeCorpus
+from ingest.edges.indexed import IndexedCorpus
 from ingest.edges.model import KindChange, KindEdges, Kth
 from ingest.edges.stats import octave
 from ingest.edges.stored import StoredEdges, StoredStates
@@ -30,34 +31,54 @@ def idf(df: int, n: int, max_chunks: int) -> float | None:
 
 
 class EntitySpace:
-    """Every chunk is a member (one without informative entities has no partners)."""
+    """Every chunk is a member (one without informative entities has no partners). An
+    entity's idf is computed when first asked for, from its holders: an update over an
+    indexed corpus reads only the entities of the chunks it scores."""
 
-    def __init__(self, corpus: EdgeCorpus, cfg: EdgeConfig) -> None:
+    def __init__(self, corpus: EdgeCorpus | IndexedCorpus, cfg: EdgeConfig) -> None:
         self.corpus = corpus
-        n = len(corpus)
-        self.idf = {
-            name: w
-            for name, ids in corpus.holders.items()
-            if (w := idf(len(ids), n, cfg.entity_max_chunks)) is not None
-        }
+        self.n = len(corpus)
+        self.max_chunks = cfg.entity_max_chunks
+        self._idf: dict[str, float | None] = {}
         self._mass: dict[str, float] = {}
 
     def __contains__(self, chunk_id: object) -> bool:
         return chunk_id in self.corpus
 
+    def weight(self, name: str) -> float | None:
+        if name not in self._idf:
+            holders = self.corpus.holders.get(name, ())
+            self._idf[name] = idf(len(holders), self.n, self.max_chunks)
+        return self._idf[name]
+
     def mass(self, chunk_id: str) -> float:
         if chunk_id not in self._mass:
             self._mass[chunk_id] = math.fsum(
-                self.idf[name] for name in self.corpus.names[chunk_id] if name in self.idf
+                w for name in self.corpus.names[chunk_id] if (w := self.weight(name)) is not None
             )
         return self._mass[chunk_id]
 
+    def _prefetch(self, ids: Sequence[str]) -> None:
+        """Over an indexed corpus, read the names and holders these ids need in batches."""
+        corpus = self.corpus
+        if not isinstance(corpus, IndexedCorpus):
+            return
+        corpus.names.prefetch(ids)
+        names = {n for x in ids for n in corpus.names.get(x, ())}
+        corpus.holders.prefetch(sorted(names))
+        partners = {
+            y for n in names if (self.weight(n) is not None) for y in corpus.holders.get(n, ())
+        }
+        corpus.names.prefetch(sorted(partners))
+        corpus.holders.prefetch(sorted({m for y in partners for m in corpus.names.get(y, ())}))
+
     def partners(self, ids: Sequence[str]) -> dict[str, dict[str, float]]:
+        self._prefetch(ids)
         out: dict[str, dict[str, float]] = {}
         for x in ids:
             shared: dict[str, list[float]] = defaultdict(list)
             for name in self.corpus.names[x]:
-                weight = self.idf.get(name)
+                weight = self.weight(name)
                 if weight is None:
                     continue
                 for y in self.corpus.holders[name]:
@@ -96,6 +117,8 @@ def dirty_chunks(change: CorpusChange, cfg: EdgeConfig) -> set[str]:
         for name in r.names:
             delta[name] -= 1
     dirty = set(change.added_ids)
+    if isinstance(corpus, IndexedCorpus):
+        corpus.holders.prefetch(sorted(delta))
     for name, d in delta.items():
         now = len(corpus.holders.get(name, ()))
         before = now - d

@@ -130,6 +130,30 @@ def test_document_chunks_are_the_corpus_rows_of_those_documents(store) -> None:
     assert store.document_chunks([]) == []
 
 
+def test_chunk_records_and_entity_holders(store) -> None:
+    """What an incremental edge update reads of chosen chunks: their complete records (as
+    document_chunks gives them) and, by entity key, the chunks mentioning each entity."""
+    add(store, {**CORPUS, "c": [chunk("c", 0, "lone words")]})
+    by_doc = {c.id: c for c in store.document_chunks(["a", "b", "c"])}
+    got = store.chunk_records(["b#0", "a#1", "nope", "b#0"])
+    assert [c.id for c in got] == ["a#1", "b#0"]  # (doc_id, ordinal) order, unknown left out
+    for c in got:
+        want = by_doc[c.id]
+        assert (c.text, c.links, c.questions, c.entities, c.tokens) == (
+            want.text,
+            want.links,
+            want.questions,
+            want.entities,
+            want.tokens,
+        )
+        assert np.array_equal(c.embedding, want.embedding)
+    assert store.chunk_records([]) == []
+    holders = store.entity_holders([ANN.key, PARIS.key, "PERSON:nobody"])
+    assert holders == {ANN.key: ["a#0", "b#0"], PARIS.key: ["b#0"]}
+    add(store, {}, remove=["b"])
+    assert store.entity_holders([ANN.key, PARIS.key]) == {ANN.key: ["a#0"]}
+
+
 def test_delete_is_exact(store) -> None:
     add(store, CORPUS)
     add(store, {}, remove=["b"])

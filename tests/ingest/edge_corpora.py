@@ -139,6 +139,7 @@ class RandomCorpus:
                     entities=tuple(EntityMention(n, r.choice(["PERSON", "ORG"])) for n in names),
                     links=tuple(links),
                     questions=questions,
+                    tokens=tuple(ANALYZER.tokens(text)),
                 )
             )
         return out
