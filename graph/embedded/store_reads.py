@@ -279,12 +279,15 @@ class _EmbeddedReads(_EmbeddedBase):
         token_ids = np.fromiter((t for t, _ in vocab_rows), np.int64, len(vocab_rows))
         col = np.full(int(token_ids.max(initial=0)) + 1, -1, dtype=np.int64)
         col[token_ids] = np.arange(len(token_ids))
-        triples = self._rows("SELECT chunk, token_id, tf FROM has_token")
-        if not triples:
+        with self._lock:  # streamed from the cursor: no list of every row (24M at 200k)
+            counted = self._conn.execute("SELECT n FROM counts WHERE name = 'has_token'")
+            count = int(counted.fetchone()[0])
+            rows = self._conn.execute("SELECT chunk, token_id, tf FROM has_token")
+            flat = np.fromiter((x for t in rows for x in t), np.int64, 3 * count)
+        if not count:
             return TermMatrix(
                 chunk_ids, vocabulary, sparse.csr_matrix((len(chunk_ids), len(vocabulary)))
             )
-        flat = np.fromiter((x for t in triples for x in t), np.int64, 3 * len(triples))
         keys, tids, tfs = flat[0::3], flat[1::3], flat[2::3]
         tf = sparse.csr_matrix(
             (tfs.astype(np.float32), (row[keys], col[tids])),

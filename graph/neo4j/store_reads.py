@@ -5,11 +5,13 @@ and tests read. Each is one named cypher/ query on a routed read.
 
 from __future__ import annotations
 
+from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from neo4j import ManagedTransaction
 from scipy import sparse
 
 from graph.adjacency import token_adjacency
@@ -138,18 +140,30 @@ class _Neo4jReads(_Neo4jBase):
         return {r["id"]: np.asarray(r["vector"], dtype=np.float32) for r in rows}
 
     def term_matrix(self) -> TermMatrix:
-        chunk_ids = [r["id"] for r in self.read("all_chunk_ids")]
-        vocabulary = sorted(r["text"] for r in self.read("all_tokens"))
-        row = {c: i for i, c in enumerate(chunk_ids)}
-        col = {t: j for j, t in enumerate(vocabulary)}
-        triples = self.read("term_rows")
-        shape = (len(chunk_ids), len(vocabulary))
-        if not triples:
-            return TermMatrix(chunk_ids, vocabulary, sparse.csr_matrix(shape))
-        r = np.fromiter((row[t["chunk"]] for t in triples), np.int64, len(triples))
-        c = np.fromiter((col[t["token"]] for t in triples), np.int64, len(triples))
-        v = np.fromiter((t["tf"] for t in triples), np.float32, len(triples))
-        return TermMatrix(chunk_ids, vocabulary, sparse.csr_matrix((v, (r, c)), shape=shape))
+        """Streamed a chunk at a time (cypher/term_rows_by_chunk.cypher) into flat arrays:
+        at 200k chunks the matrix has some 24M entries, which as one row dict each would
+        take many gigabytes before a single array was built."""
+
+        def read(tx: ManagedTransaction) -> TermMatrix:
+            vocabulary = sorted(r["text"] for r in self.run_in(tx, "all_tokens"))
+            col = {t: j for j, t in enumerate(vocabulary)}
+            chunk_ids: list[str] = []
+            lengths, cols, tfs = array("q"), array("i"), array("f")
+            for record in self._run(tx, "term_rows_by_chunk"):
+                chunk_ids.append(record["chunk"])
+                tokens = record["tokens"]
+                lengths.append(len(tokens))
+                cols.extend(col[t] for t in tokens)
+                tfs.extend(record["tfs"])
+            indptr = np.concatenate([[0], np.cumsum(np.frombuffer(lengths, np.int64))])
+            tf = sparse.csr_matrix(
+                (np.frombuffer(tfs, np.float32), np.frombuffer(cols, np.int32), indptr),
+                shape=(len(chunk_ids), len(vocabulary)),
+            )
+            tf.sum_duplicates()
+            return TermMatrix(chunk_ids, vocabulary, tf)
+
+        return self.read_transaction(read)
 
     def token_graph(self) -> tuple[list[str], sparse.csr_matrix]:
         texts = sorted(r["text"] for r in self.read("all_tokens"))
