@@ -27,6 +27,7 @@ from graph.types import (
     EntityMention,
     GraphDelta,
     GraphSnapshot,
+    IndexInputs,
     StoreStatus,
     TermMatrix,
 )
@@ -83,6 +84,11 @@ class GraphStore(ABC):
     def document_chunks(self, doc_ids: Iterable[str]) -> list[ChunkRecord]:
         """Every chunk of these documents, complete (tokens too), ordered by (doc_id,
         ordinal): what an incremental stage reads for just the documents a change touched."""
+
+    @abstractmethod
+    def index_inputs(self) -> IndexInputs:
+        """Every chunk's id, document, questions and embedding, read as a stream (what a full
+        build of the search files needs, and nothing more)."""
 
     @abstractmethod
     def chunk_records(self, ids: Sequence[str]) -> list[ChunkRecord]:

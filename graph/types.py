@@ -189,6 +189,20 @@ class TermMatrix:
 
 
 @dataclass(slots=True)
+class IndexInputs:
+    """What a full build of the search files reads of every chunk, compactly: ids sorted,
+    each chunk's document and utility questions, and the chunks that have an embedding
+    (`vector_ids`, sorted) with their vectors as one float32 matrix. At 200k chunks the
+    chunk records themselves (text, entities, one array per vector) would take gigabytes."""
+
+    chunk_ids: list[str]
+    chunk_docs: list[str]
+    questions: list[tuple[str, ...]]
+    vector_ids: list[str]
+    vectors: np.ndarray
+
+
+@dataclass(slots=True)
 class AnalyticsReport:
     """What an analytics run produced, for the ingest report and the Leiden guard."""
 

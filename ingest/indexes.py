@@ -100,22 +100,28 @@ class SearchIndexes:
         config = config or SearchIndexConfig()
         documents = store.documents()
         store_terms = store.term_matrix()
-        chunks = store.corpus()
+        rows = store.index_inputs()  # streamed: ids, documents, questions and vectors only
         # The reads above are separate: a chunk seen by one and not the other (a writer
         # raced this build) is left out, and its document marked stale for the next update.
         in_terms = set(store_terms.chunk_ids)
-        racing = {c.doc_id for c in chunks if c.id not in in_terms}
-        chunks = [c for c in chunks if c.id in in_terms]
-        chunks.sort(key=lambda c: c.id)
-        chunk_docs = {c.id: c.doc_id for c in chunks}
+        listed = [i for i, c in enumerate(rows.chunk_ids) if c in in_terms]
+        pairs = zip(rows.chunk_ids, rows.chunk_docs, strict=True)
+        racing = {d for c, d in pairs if c not in in_terms}
+        chunk_docs = {rows.chunk_ids[i]: rows.chunk_docs[i] for i in listed}
         keep = np.fromiter((c in chunk_docs for c in store_terms.chunk_ids), bool)
         racing |= {doc_id_of(c) for c, k in zip(store_terms.chunk_ids, keep, strict=True) if not k}
         terms = merge_terms([select_rows(store_terms, keep)])
-        questions = question_terms(chunks, analyzer)
-        with_vectors = [c for c in chunks if c.embedding is not None]
-        dense = DenseIndex.build(
-            [c.id for c in with_vectors], _matrix(with_vectors, empty_dim=0), config
+        del store_terms
+        questions = _question_matrix(
+            [rows.chunk_ids[i] for i in listed], [rows.questions[i] for i in listed], analyzer
         )
+        with_vectors = [i for i, c in enumerate(rows.vector_ids) if c in chunk_docs]
+        dense = DenseIndex.build(
+            [rows.vector_ids[i] for i in with_vectors],
+            rows.vectors[with_vectors] if len(with_vectors) else np.zeros((0, 0), np.float32),
+            config,
+        )
+        del rows
         params = Bm25Params()
         indexes = SearchIndexes(
             dense, LexicalIndex.build(terms, params), LexicalIndex.build(questions, params)
@@ -265,6 +271,28 @@ def settings_of(config: SearchIndexConfig) -> dict[str, object]:
         "ivf_nlist": config.ivf_nlist,
         "bm25": asdict(Bm25Params()),
     }
+
+
+def _question_matrix(
+    ids: list[str], questions: list[tuple[str, ...]], analyzer: Analyzer
+) -> TermMatrix:
+    """`question_terms` from ids and questions alone (canonical form)."""
+    counts = [Counter(analyzer.tokens(" ".join(q))) for q in questions]
+    vocabulary = sorted({t for c in counts for t in c})
+    col = {t: j for j, t in enumerate(vocabulary)}
+    indptr = np.zeros(len(ids) + 1, dtype=np.int64)
+    cols: list[int] = []
+    vals: list[float] = []
+    for i, c in enumerate(counts):
+        for t, n in c.items():
+            cols.append(col[t])
+            vals.append(float(n))
+        indptr[i + 1] = len(cols)
+    tf = sparse.csr_matrix(
+        (np.asarray(vals, dtype=np.float64), np.asarray(cols, dtype=np.int64), indptr),
+        shape=(len(ids), len(vocabulary)),
+    )
+    return merge_terms([TermMatrix(ids, vocabulary, tf)])
 
 
 def question_terms(chunks: Sequence[ChunkRecord], analyzer: Analyzer) -> TermMatrix:

@@ -26,6 +26,7 @@ from graph.types import (
     DocumentRecord,
     EntityMention,
     GraphSnapshot,
+    IndexInputs,
     StoreStatus,
 )
 
@@ -57,6 +58,13 @@ def _chunk_record(row: tuple, entities: dict[str, list[EntityMention]]) -> Chunk
         tokens=tuple(row[10].split()) if row[10] else (),
         entities=tuple(entities.get(row[0], ())),
     )
+
+
+def _stacked(blobs: list[bytes]) -> np.ndarray:
+    """float32 vector blobs as one (n, dim) matrix (joined once, not one array each)."""
+    if not blobs:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1).copy()
 
 
 class _EmbeddedReads(_EmbeddedBase):
@@ -106,6 +114,20 @@ class _EmbeddedReads(_EmbeddedBase):
         rows.sort(key=lambda r: (r[1], r[2]))
         entities = self.chunk_entities([r[0] for r in rows])
         return [_chunk_record(r, entities) for r in rows]
+
+    def index_inputs(self) -> IndexInputs:
+        ids, docs, questions, vector_ids, vectors = [], [], [], [], []
+        with self._lock:  # streamed from the cursor, one row at a time
+            for cid, doc, blob, asked in self._conn.execute(
+                "SELECT id, doc_id, embedding, questions FROM chunks ORDER BY id"
+            ):
+                ids.append(cid)
+                docs.append(doc)
+                questions.append(tuple(json.loads(asked)))
+                if blob is not None:
+                    vector_ids.append(cid)
+                    vectors.append(blob)
+        return IndexInputs(ids, docs, questions, vector_ids, _stacked(vectors))
 
     def chunk_records(self, ids: Sequence[str]) -> list[ChunkRecord]:
         wanted = list(dict.fromkeys(ids))

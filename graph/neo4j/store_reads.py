@@ -27,6 +27,7 @@ from graph.types import (
     DocumentRecord,
     EntityMention,
     GraphSnapshot,
+    IndexInputs,
     StoreStatus,
 )
 
@@ -57,6 +58,38 @@ class _Neo4jReads(_Neo4jBase):
     def document_chunks(self, doc_ids: Iterable[str]) -> list[ChunkRecord]:
         rows = self.read("document_chunks", doc_ids=list(dict.fromkeys(doc_ids)))
         return [_chunk_record(r) for r in rows]
+
+    def index_inputs(self) -> IndexInputs:
+        def read(tx: ManagedTransaction) -> tuple[list[tuple[Any, ...]], array[float], int]:
+            rows = []
+            vectors = array("f")
+            dim = 0
+            for r in self._run(tx, "index_rows"):
+                emb = r["embedding"]
+                if emb is not None:
+                    dim = len(emb)
+                    vectors.extend(emb)
+                rows.append((r["id"], r["doc_id"], tuple(r["questions"] or ()), emb is not None))
+            return rows, vectors, dim
+
+        rows, flat, dim = self.read_transaction(read)
+        matrix = np.frombuffer(flat, dtype=np.float32).reshape(-1, dim) if dim else None
+        with_vector = [i for i, row in enumerate(rows) if row[3]]
+        vector_row = {i: j for j, i in enumerate(with_vector)}
+        order = sorted(range(len(rows)), key=lambda i: rows[i][0])
+        in_order = [i for i in order if rows[i][3]]
+        vectors = (
+            matrix[[vector_row[i] for i in in_order]]
+            if matrix is not None
+            else np.zeros((0, 0), dtype=np.float32)
+        )
+        return IndexInputs(
+            [rows[i][0] for i in order],
+            [rows[i][1] for i in order],
+            [rows[i][2] for i in order],
+            [rows[i][0] for i in in_order],
+            vectors,
+        )
 
     def chunk_records(self, ids: Sequence[str]) -> list[ChunkRecord]:
         rows = self.read("chunk_records", ids=list(dict.fromkeys(ids)))

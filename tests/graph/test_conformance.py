@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -152,6 +154,21 @@ def test_chunk_records_and_entity_holders(store) -> None:
     assert holders == {ANN.key: ["a#0", "b#0"], PARIS.key: ["b#0"]}
     add(store, {}, remove=["b"])
     assert store.entity_holders([ANN.key, PARIS.key]) == {ANN.key: ["a#0"]}
+
+
+def test_index_inputs_are_the_corpus_compactly(store) -> None:
+    """What a full build of the search files reads: every chunk's id (sorted), document and
+    questions, and the embeddings of those that have one, as one matrix."""
+    no_vector = dataclasses.replace(chunk("c", 0, "lone words"), embedding=None)
+    add(store, {**CORPUS, "c": [no_vector]})
+    got = store.index_inputs()
+    corpus = sorted(store.corpus(), key=lambda c: c.id)
+    assert got.chunk_ids == [c.id for c in corpus] == ["a#0", "a#1", "b#0", "c#0"]
+    assert got.chunk_docs == [c.doc_id for c in corpus]
+    assert got.questions == [c.questions for c in corpus]
+    assert got.vector_ids == ["a#0", "a#1", "b#0"]
+    want = np.stack([c.embedding for c in corpus if c.embedding is not None])
+    assert got.vectors.dtype == np.float32 and np.array_equal(got.vectors, want)
 
 
 def test_delete_is_exact(store) -> None:
