@@ -53,7 +53,12 @@ class _Neo4jReads(_Neo4jBase):
         }
 
     def corpus(self) -> list[ChunkRecord]:
-        return [_chunk_record(r) for r in self.read("corpus_chunks")]
+        """Streamed: each row becomes its record (the vector a float32 array) as it arrives,
+        so the rows are never all held as driver values (at 200k chunks, gigabytes)."""
+        records = self.read_transaction(
+            lambda tx: [_chunk_record(r) for r in self._run(tx, "corpus_chunks")]
+        )
+        return sorted(records, key=lambda c: (c.doc_id, c.ordinal))
 
     def document_chunks(self, doc_ids: Iterable[str]) -> list[ChunkRecord]:
         rows = self.read("document_chunks", doc_ids=list(dict.fromkeys(doc_ids)))
@@ -203,10 +208,12 @@ class _Neo4jReads(_Neo4jBase):
         return texts, token_adjacency(texts, self.read("cooccurs_rows"))
 
     def related_edges(self) -> list[ChunkEdge]:
-        return [
-            ChunkEdge(RELATED, r["src"], r["dst"], float(r["weight"]))
-            for r in _whole(self.read("related_rows"))
-        ]
+        return self.read_transaction(
+            lambda tx: [
+                ChunkEdge(RELATED, r["src"], r["dst"], float(r["weight"]))
+                for r in _whole(self._run(tx, "related_rows"))
+            ]
+        )
 
     def chunk_ids(self) -> list[str]:
         return [r["id"] for r in self.read("all_chunk_ids")]
