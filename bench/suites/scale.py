@@ -414,16 +414,45 @@ def queries(size: int, backend: str, data_dir: Path, modes: list[str]) -> dict:
     }
 
 
-def serve(size: int, backend: str, data_dir: Path, asked: int = SERVED_QUESTIONS) -> dict:
-    """The size's collection served as users serve it: `neorag api` started cold, timed to
-    `/readyz` ready, then the first question and `asked` more over HTTP (retrieval in the
-    default mode), then the memory of the server and its query processes."""
-    questions = [json.loads(line)["question"] for line in (DATASET / "questions.jsonl").open()]
-    env = {
+def _env(size: int, backend: str, data_dir: Path) -> dict[str, str]:
+    return {
         "NEORAG_BACKEND": backend,
         "NEORAG_DATA_DIR": str(data_dir.resolve()),
         "NEORAG_COLLECTION": f"bench-scale-{size}",
+        "NEORAG_INGEST__ALLOWED_ROOTS": str((data_dir / "corpora").resolve()),
     }
+
+
+def _timed_command(argv: list[str], env: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(argv, env={**os.environ, **env}, check=True, capture_output=True)
+    return time.perf_counter() - t0
+
+
+def change_from_command(size: int, backend: str, data_dir: Path, env: dict[str, str]) -> float:
+    """A one-passage edit re-ingested by `neorag ingest FOLDER` as users run it (a new
+    process, or a job of the running API when `env` names one), timed end to end; then
+    restored the same way."""
+    folder = data_dir / "corpora" / f"size-{size}"
+    corpus = folder / "2wiki" / "corpus.jsonl"
+    argv = [serving.NEORAG, "ingest", str(folder.resolve()), "--json"]
+    original = edit_one_passage(corpus)
+    try:
+        seconds = _timed_command(argv, {**_env(size, backend, data_dir), **env})
+    finally:
+        edit_one_passage(corpus, restore=original)
+        _timed_command(argv, {**_env(size, backend, data_dir), **env})
+    return round(seconds, 2)
+
+
+def serve(size: int, backend: str, data_dir: Path, asked: int = SERVED_QUESTIONS) -> dict:
+    """The size's collection served as users serve it: `neorag api` started cold, timed to
+    `/readyz` ready, then the first question and `asked` more over HTTP (retrieval in the
+    default mode), then the memory of the server and its query processes; then a one-passage
+    change handed to it by `neorag ingest` (its warm job worker) and one from a cold
+    `neorag ingest` process, each timed end to end from the command."""
+    questions = [json.loads(line)["question"] for line in (DATASET / "questions.jsonl").open()]
+    env = _env(size, backend, data_dir)
     log = data_dir / f"api-{backend}-{size}.log"
     with serving.api_server(env, log) as served:
         t0 = time.perf_counter()
@@ -435,6 +464,9 @@ def serve(size: int, backend: str, data_dir: Path, asked: int = SERVED_QUESTIONS
             served.ask(q)
             latencies.append((time.perf_counter() - t0) * 1000)
         memory = served.memory()
+        change_first = change_from_command(size, backend, data_dir, {"NEORAG_API__URL": served.url})
+        change_warm = change_from_command(size, backend, data_dir, {"NEORAG_API__URL": served.url})
+    change_cold = change_from_command(size, backend, data_dir, {})
     p50 = _percentile(latencies, 50)
     print(
         f"size {size}: ready in {served.ready_seconds} s, first question {first_ms:.0f} ms, "
@@ -450,6 +482,12 @@ def serve(size: int, backend: str, data_dir: Path, asked: int = SERVED_QUESTIONS
         "first_query_over_p50": round(first_ms / p50, 2) if p50 else None,
         "serving_rss_mb": memory["max_process_rss_mb"],
         "serving_memory": memory,
+        # A one-passage change, end to end from `neorag ingest`: handed to the running API
+        # (its first job starts the warm worker; the second finds it warm), and in a cold
+        # process of its own.
+        "one_doc_change_api_first_seconds": change_first,
+        "one_doc_change_api_seconds": change_warm,
+        "one_doc_change_command_seconds": change_cold,
     }
 
 
