@@ -130,6 +130,7 @@ class Engine:
         return True
 
     def _load(self, key: str) -> None:
+        self.store.published_changed()
         found = SearchIndexes.load_or_build(
             self.store, index_dir(self.settings), key, self.analyzer, self.settings.ingest.index
         )

@@ -44,6 +44,10 @@ class GraphStore(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
+    def published_changed(self) -> None:  # noqa: B027 - only a server backend caches names
+        """An ingest published a new index: forget what was cached of the published graphs
+        (a server backend's projection names), so the next query reads them again."""
+
     @abstractmethod
     def settle(self, timeout: float) -> None:
         """Wait (at most `timeout` seconds) for the copies a warm-up started loading in the

@@ -46,7 +46,8 @@ class GdsAnalytics:
             store.gds_driver, database=store.cfg.database, show_progress=False, arrow=False
         )
         self._lock = threading.Lock()
-        self._known: dict[str, str] = {}
+        self._known: dict[str, str] = {}  # kind -> published name, as last read
+        self._projected: set[str] = set()  # names seen in the GDS catalog
         self._relationships: dict[str, int] = {}  # projection name -> its relationships
         self.last_projection_seconds: dict[str, float] = {}
 
@@ -79,6 +80,37 @@ class GdsAnalytics:
             if name.startswith(legacy):
                 self.client.graph.drop(name, fail_if_missing=False)
 
+    def published_name(self, kind: str, *, min_weight: int = 1) -> str | None:
+        """The name of the published `kind` graph, read from the store (cached until
+        `forget_published`): what queries answer from, whether or not GDS holds it yet."""
+        suffix = f"_w{min_weight}" if kind == "tokens" else ""
+        known = self._known.get(kind)
+        if known and known.endswith(suffix):
+            return known
+        published = self.store.get_meta(f"gds_projection_{kind}")
+        if published and published.endswith(suffix):
+            self._known[kind] = published
+            return published
+        return None
+
+    def forget_published(self) -> None:
+        """Read the published names again on next use (an engine saw a new index)."""
+        self._known.clear()
+
+    def publish(self, kind: str, *, min_weight: int = 1) -> str:
+        """Publish the graph as it is now under its versioned name without projecting it:
+        the GDS projection is made when an algorithm first needs it (`projection`). After a
+        small change, queries run PageRank on their in-process copy (token_mirror.py), which
+        reads the stored graph, so a change does not pay for projecting millions of
+        relationships it will not use."""
+        suffix = f"_w{min_weight}" if kind == "tokens" else ""
+        version = self.store.content_version() if kind == "tokens" else self.store.graph_version()
+        name = self._name(kind, version) + suffix
+        with self._lock:
+            self.store.set_meta(f"gds_projection_{kind}", name)
+            self._known[kind] = name
+        return name
+
     def projection(self, kind: str, *, refresh: bool = False, min_weight: int = 1) -> str:
         """The catalog name of the published `tokens` or `chunks` projection.
 
@@ -91,15 +123,16 @@ class GdsAnalytics:
         meta_key = f"gds_projection_{kind}"
         suffix = f"_w{min_weight}" if kind == "tokens" else ""
         if not refresh:
-            known = self._known.get(kind)
-            if known and known.endswith(suffix):
-                return known
-            published = self.store.get_meta(meta_key)
-            if published and published.endswith(suffix) and published in self._catalog():
-                self._known[kind] = published
+            published = self.published_name(kind, min_weight=min_weight)
+            if published and published in self._projected:
+                return published
+            if published and published in self._catalog():
+                self._projected.add(published)
                 return published
         version = self.store.content_version() if kind == "tokens" else self.store.graph_version()
         name = self._name(kind, version) + suffix
+        if not refresh and published:
+            name = published  # published without a projection (`publish`), or it vanished
         with self._lock:
             catalog = self._catalog()
             if name not in catalog:
@@ -115,7 +148,9 @@ class GdsAnalytics:
             for old in catalog:
                 if old.startswith(prefix) and old != name:
                     self.client.graph.drop(old, fail_if_missing=False)
+                    self._projected.discard(old)
             self._known[kind] = name
+            self._projected.add(name)
         return name
 
     def _project(self, kind: str, name: str, min_weight: int) -> None:
@@ -171,6 +206,7 @@ class GdsAnalytics:
             if "does not exist" not in str(exc):
                 raise
             self._known.pop(kind, None)
+            self._projected.clear()
             return run(self.projection(kind, min_weight=min_weight))
 
     def chunk_ppr(
@@ -207,9 +243,11 @@ class GdsHooks(AnalyticsHooks):
 
     def prepare(self, cfg: AlgorithmConfig, report: AnalyticsReport, *, full: bool) -> None:
         t0 = time.perf_counter()
-        self.gds.projection("tokens", refresh=True, min_weight=cfg.token_min_weight)
         if full:
+            self.gds.projection("tokens", refresh=True, min_weight=cfg.token_min_weight)
             self._name = self.gds.projection("chunks", refresh=True)
+        else:  # a patch: published now, projected when GDS is first asked (`publish`)
+            self.gds.publish("tokens", min_weight=cfg.token_min_weight)
         report.seconds["projection"] = round(time.perf_counter() - t0, 3)
 
     def chunk_graph(self) -> tuple[list[str], sparse.csr_matrix]:

@@ -71,6 +71,9 @@ class Neo4jStore(_Neo4jWrites, _Neo4jReads):
     def settle(self, timeout: float) -> None:
         self.token_mirror.wait(timeout)
 
+    def published_changed(self) -> None:
+        self.gds.forget_published()
+
     def close(self) -> None:
         if self.gds_driver is not self.driver:
             self.gds_driver.close()

@@ -67,7 +67,10 @@ class TokenMirror:
         """The top-k tokens computed here, or None: run it on GDS."""
         if cfg.token_ppr == "gds":
             return None
-        name = self._store.gds.projection("tokens", min_weight=cfg.token_min_weight)
+        gds = self._store.gds
+        name = gds.published_name("tokens", min_weight=cfg.token_min_weight)
+        if name is None:
+            name = gds.projection("tokens", min_weight=cfg.token_min_weight)
         ready = self._ready
         if ready is None or ready[0] != name:
             if cfg.token_ppr == "local":
@@ -75,8 +78,10 @@ class TokenMirror:
             else:
                 self._load_in_background(name, cfg)
             ready = self._ready
-            if ready is None or ready[0] != name:
+            if ready is None:
                 return None
+            # An older copy answers while the newly published one loads, as the embedded
+            # backend's in-memory graph does: the query stays in process.
         return ready[1].top(seeds, cfg, top_k)
 
     def load(self, name: str, cfg: AlgorithmConfig) -> bool:

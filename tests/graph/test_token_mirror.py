@@ -117,3 +117,21 @@ def test_a_kept_copy_is_mapped_by_the_next_process_without_a_read(
     finally:
         first.clear()
         first.close()
+
+
+def test_a_patch_publishes_the_token_graph_without_projecting_it(neo4j_store) -> None:
+    """After a small change the token graph is published but not projected: queries run on
+    the in-process copy read from the stored graph, and GDS projects it only when an
+    algorithm there first needs it (the same scores)."""
+    add(neo4j_store, CORPUS)
+    first = _publish(neo4j_store)
+    add(neo4j_store, {"c": [chunk("c", 0, "hub newleaf")]})
+    gds = neo4j_store.gds
+    name = gds.publish("tokens", min_weight=EXACT.token_min_weight)
+    assert name != first and name not in gds._catalog()
+    local = EXACT.model_copy(update={"token_ppr": "local"})
+    got = neo4j_store.token_ppr({"hub": 1.0}, local, top_k=10)
+    assert "newleaf" in got and neo4j_store.token_mirror.loaded == name
+    assert name not in gds._catalog(), "the in-process copy needed no projection"
+    _same(got, gds.token_ppr({"hub": 1.0}, EXACT, 10))
+    assert name in gds._catalog()
