@@ -22,11 +22,9 @@ from typing import Protocol
 import numpy as np
 from scipy import sparse
 
-from graph.adjacency import from_edges
 from graph.algorithms.ppr import NamedPpr, PprOperator
 from graph.config import AlgorithmConfig
 from graph.kept import STORE_ID, KeptGraph, adjacency_arrays, adjacency_of
-from graph.types import ChunkEdge
 
 PUBLISHED_KEY = "published_version"
 log = logging.getLogger(__name__)
@@ -41,9 +39,7 @@ class GraphSource(Protocol):
 
     def token_graph(self) -> tuple[list[str], sparse.csr_matrix]: ...
 
-    def chunk_ids(self) -> list[str]: ...
-
-    def related_edges(self) -> list[ChunkEdge]: ...
+    def related_adjacency(self) -> tuple[list[str], sparse.csr_matrix]: ...
 
 
 @dataclass(slots=True)
@@ -136,9 +132,8 @@ class MemoryGraphs:
         version = self._store.graph_version()
         with self._lock:
             if self._chunks is None or self._chunks.version != version:
-                ids = self._store.chunk_ids()
+                ids, adj = self._store.related_adjacency()
                 index = {c: i for i, c in enumerate(ids)}
-                adj = from_edges(index, self._store.related_edges())
                 self._chunks = _ChunkGraph(version, ids, index, adj)
             return self._chunks
 

@@ -22,7 +22,6 @@ from graphdatascience import GraphDataScience
 from neo4j.exceptions import ClientError
 from scipy import sparse
 
-from graph.adjacency import from_edges
 from graph.algorithms.ppr import token_ppr_config
 from graph.base import AnalyticsHooks, AnalyticsReport
 from graph.config import AlgorithmConfig
@@ -251,9 +250,7 @@ class GdsHooks(AnalyticsHooks):
         report.seconds["projection"] = round(time.perf_counter() - t0, 3)
 
     def chunk_graph(self) -> tuple[list[str], sparse.csr_matrix]:
-        ids = sorted(self._queries.chunk_ids())
-        index = {c: i for i, c in enumerate(ids)}
-        return ids, from_edges(index, self._queries.related_edges())
+        return self._queries.related_adjacency()
 
     def leiden(self, cfg: AlgorithmConfig) -> tuple[dict[str, int], float]:
         params = {

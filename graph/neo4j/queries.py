@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from scipy import sparse
+
 if TYPE_CHECKING:
     from neo4j import Driver, ManagedTransaction
 
@@ -47,3 +49,5 @@ class NamedQueries(Protocol):
     def chunk_ids(self) -> list[str]: ...
 
     def related_edges(self) -> list[ChunkEdge]: ...
+
+    def related_adjacency(self) -> tuple[list[str], sparse.csr_matrix]: ...

@@ -14,7 +14,7 @@ import numpy as np
 from neo4j import ManagedTransaction
 from scipy import sparse
 
-from graph.adjacency import token_adjacency
+from graph.adjacency import symmetric, token_adjacency
 from graph.base import TermMatrix
 from graph.neo4j.store_base import _Neo4jBase
 from graph.types import (
@@ -214,6 +214,29 @@ class _Neo4jReads(_Neo4jBase):
                 for r in _whole(self._run(tx, "related_rows"))
             ]
         )
+
+    def related_adjacency(self) -> tuple[list[str], sparse.csr_matrix]:
+        """The RELATED graph over every chunk (ids sorted), streamed into arrays inside one
+        read transaction: no edge object per relationship (5.6M at 200k chunks)."""
+
+        def read(tx: ManagedTransaction) -> tuple[list[str], sparse.csr_matrix]:
+            ids = [r["id"] for r in self._run(tx, "all_chunk_ids")]
+            index = {c: i for i, c in enumerate(ids)}
+            src, dst, weight = array("q"), array("q"), array("d")
+            for r in _whole(self._run(tx, "related_rows")):
+                a, b = index.get(r["src"]), index.get(r["dst"])
+                if a is not None and b is not None:
+                    src.append(a)
+                    dst.append(b)
+                    weight.append(float(r["weight"]))
+            return ids, symmetric(
+                len(ids),
+                np.frombuffer(src, np.int64),
+                np.frombuffer(dst, np.int64),
+                np.frombuffer(weight, np.float64),
+            )
+
+        return self.read_transaction(read)
 
     def chunk_ids(self) -> list[str]:
         return [r["id"] for r in self.read("all_chunk_ids")]
