@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from neo4j import ManagedTransaction
 
-from graph.neo4j.store_base import CONTENT_VERSION, GRAPH_VERSION, _batches, _Neo4jBase
+from graph.neo4j.store_base import CONTENT_VERSION, GRAPH_VERSION, _Neo4jBase
 from graph.types import (
     EDGE_KINDS,
     RELATED,
@@ -139,17 +139,18 @@ class _Neo4jWrites(_Neo4jBase):
             if e.kind not in (*EDGE_KINDS, RELATED):
                 raise ValueError(f"unknown chunk edge kind {e.kind!r}")
         self.ensure_schema()
-        # A rewritten edge is deleted first: CREATE would add a second relationship.
-        keys = {*change.delete, *((e.kind, e.src, e.dst) for e in change.write)}
-        deletes = [{"kind": k, "src": s, "dst": d} for k, s, d in sorted(keys)]
-        writes = [
-            {"kind": e.kind, "src": e.src, "dst": e.dst, "weight": float(e.weight)}
-            for e in change.write
-        ]
         states = [{"chunk": c, "state": v} for c, v in sorted(change.states.items())]
         # `drop_states` needs no statement here: a chunk's state is a property of its node.
-        if change.replace_all and len(writes) > FULL_EDGE_REBUILD_ROWS:
-            return self._replace_chunk_edges_in_parts(change, writes, states)
+        if change.replace_all and len(change.write) > FULL_EDGE_REBUILD_ROWS:
+            return self._replace_chunk_edges_in_parts(change, states)
+        # A rewritten edge is deleted first: CREATE would add a second relationship.
+        keys = (
+            set()
+            if change.replace_all
+            else {*change.delete, *((e.kind, e.src, e.dst) for e in change.write)}
+        )
+        deletes = [{"kind": k, "src": s, "dst": d} for k, s, d in sorted(keys)]
+        writes = _edge_rows(change.write)
 
         def work(tx: ManagedTransaction) -> int:
             if change.replace_all:
@@ -172,7 +173,7 @@ class _Neo4jWrites(_Neo4jBase):
         return self._run(tx, "meta_increment", key=GRAPH_VERSION).single()["value"]
 
     def _replace_chunk_edges_in_parts(
-        self, change: ChunkEdgeChange, writes: list[dict[str, Any]], states: list[dict[str, Any]]
+        self, change: ChunkEdgeChange, states: list[dict[str, Any]]
     ) -> int:
         """A full rebuild too large for one transaction (at 50k chunks it passed the
         server's `dbms.memory.transaction.total.max`). The stored meta (the edge state) is
@@ -187,8 +188,10 @@ class _Neo4jWrites(_Neo4jBase):
         self.transaction(forget)
         self._auto_commit("delete_chunk_edges_in_batches")
         self._auto_commit("clear_chunk_edge_states_in_batches")
-        for part in _batches(writes, FULL_EDGE_REBUILD_ROWS):
-            rows = list(part)
+        for start in range(0, len(change.write), FULL_EDGE_REBUILD_ROWS):
+            # Each part's rows are made as it is written: at 200k chunks the whole rebuild
+            # is some 10M edges, gigabytes as one list of row dicts.
+            rows = _edge_rows(change.write[start : start + FULL_EDGE_REBUILD_ROWS])
             self.transaction(
                 lambda tx, rows=rows: self._unwind(tx, "create_chunk_edges", "edges", rows)
             )
@@ -248,3 +251,7 @@ class _Neo4jWrites(_Neo4jBase):
                 self._unwind(tx, "write_chunk_vectors", "rows", rows, prop=prop)
 
         self.transaction(work)
+
+
+def _edge_rows(edges: Sequence[ChunkEdge]) -> list[dict[str, Any]]:
+    return [{"kind": e.kind, "src": e.src, "dst": e.dst, "weight": float(e.weight)} for e in edges]

@@ -202,7 +202,10 @@ def _full(
     built = all_kinds.build_all(corpus, cfg, analyzer)
     states = all_kinds.states_of_build(built, corpus)
     seconds["build"] = round(time.perf_counter() - t0, 3)
-    edges = [e for kind in built.values() for e in kind.edges()]
+    edges: list[ChunkEdge] = []
+    for kind in built.values():  # each kind's weights go once its edges are listed
+        edges += kind.edges()
+        kind.weights = {}
     t0 = time.perf_counter()
     store.apply_chunk_edge_change(
         ChunkEdgeChange(
