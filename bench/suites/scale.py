@@ -238,7 +238,9 @@ def measure(
         if isinstance(d, LoadedDocument)
     )
     folder = build_folder(data_dir / "corpora", size, cache, base, keep=resuming)
-    if "embed_only" not in ledger.data or remeasure_embed:
+    if embed_sample < 0:  # --embed-sample -1: no baseline (the vectors come from the cache)
+        ledger.data.setdefault("embed_only", None)
+    elif "embed_only" not in ledger.data or ledger.data["embed_only"] is None or remeasure_embed:
         ledger.data["embed_only"] = embed_only_baseline(
             folder, settings, models, embed_sample, reusing._inner if reusing else None
         )
@@ -300,7 +302,17 @@ def measure(
         # Community Neo4j has no db.checkpoint(): until its periodic checkpoint the store
         # files lag, and the changes since are in the transaction logs, reported beside.
         tx_logs["neo4j_transaction_logs_mb"] = _du_mb(neo4j_data / "transactions")
-    scale = embed_only["scale"]
+    baseline: dict[str, Any] = {}
+    if embed_only is not None:
+        scale = embed_only["scale"]
+        baseline = {
+            "embed_only_seconds": round(embed_only["wall"] * scale, 1),
+            "embed_only_cpu_seconds": round(embed_only["cpu"] * scale, 1),
+            "embed_only_load_average": embed_only["load"],
+            "embed_only_measured_chunks": round(status["chunks"] / scale),
+            "ingest_over_embed": round(ingest["wall"] / (embed_only["wall"] * scale), 2),
+            "ingest_over_embed_cpu": round(ingest["cpu"] / (embed_only["cpu"] * scale), 2),
+        }
     return {
         "chunks": status["chunks"],
         "documents": status["documents"],
@@ -318,12 +330,7 @@ def measure(
         "analyses_reused": ledger.data.get("analyses_reused", 0),
         "ingest_stage_seconds": ledger.data.get("stage_seconds", {}),
         "ingest_stage_peak_rss_mb": ledger.data.get("stage_peak_rss_mb", {}),
-        "embed_only_seconds": round(embed_only["wall"] * scale, 1),
-        "embed_only_cpu_seconds": round(embed_only["cpu"] * scale, 1),
-        "embed_only_load_average": embed_only["load"],
-        "embed_only_measured_chunks": round(status["chunks"] / scale),
-        "ingest_over_embed": round(ingest["wall"] / (embed_only["wall"] * scale), 2),
-        "ingest_over_embed_cpu": round(ingest["cpu"] / (embed_only["cpu"] * scale), 2),
+        **baseline,
         "peak_rss_mb": max(_peak_rss_mb(), ledger.data.get("peak_rss_mb", 0.0)),
         "store_mb": _du_mb(*store_paths),
         **tx_logs,
@@ -526,7 +533,10 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,50000,200000")
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument(
-        "--embed-sample", type=int, default=20000, help="chunks embedded for the baseline (0: all)"
+        "--embed-sample",
+        type=int,
+        default=20000,
+        help="chunks embedded for the baseline (0: all; -1: none, when the vectors are cached)",
     )
     parser.add_argument("--cache", type=Path, default=scale_corpus.DEFAULT_CACHE)
     parser.add_argument("--data-dir", type=Path, default=REPO / ".neorag" / "bench-scale")
