@@ -126,7 +126,56 @@ def model(chunk_counts: list[int], store: Any | None) -> dict[str, Any]:
         "fits": {k: {"c": c, "b": round(b, 3)} for k, (c, b) in fits.items()},
         "embedding_share_of_ingest": round(embed_share, 3),
         "rows": rows,
+        "serving": serving_model(chunk_counts),
     }
+
+
+# What a serving deployment needs, per backend, fitted on the scale suite's sizes that ran
+# the serving step (a cold `neorag api`): its readiness, the largest process's RSS and the
+# server tree's PSS, the store on disk, the ingest's peak and a one-document change.
+SERVING_KEYS = (
+    "engine_warm_up_seconds",
+    "serving_rss_mb",
+    "tree_pss_mb",
+    "store_mb",
+    "peak_rss_mb",
+    "one_doc_change_seconds",
+    "one_doc_change_api_seconds",
+)
+MACHINE_MB = 24 * 1024
+
+
+def serving_model(chunk_counts: list[int]) -> dict[str, Any]:
+    """Per backend: each figure fitted as a power law through the smallest and largest
+    measured size, projected to `chunk_counts`, with whether the serving tree, the ingest
+    and (on Neo4j) the server's share fit this machine."""
+    out: dict[str, Any] = {}
+    for path in sorted(OUT.glob("scale-*.json")):
+        report = json.loads(path.read_text())
+        sizes = [
+            {**s, "tree_pss_mb": s["serving_memory"]["tree_pss_mb"]}
+            for s in report["sizes"]
+            if s.get("serving_memory")
+        ]
+        if len(sizes) < 2:
+            continue
+        fits = {k: power_law(sizes, k) for k in SERVING_KEYS if all(s.get(k) for s in sizes)}
+        rows = []
+        for n in chunk_counts:
+            row: dict[str, Any] = {"chunks": n}
+            for key, (c, b) in fits.items():
+                row[key] = round(c * n**b, 2)
+            row["fits_machine"] = all(
+                row.get(k, 0) < MACHINE_MB for k in ("tree_pss_mb", "peak_rss_mb")
+            )
+            rows.append(row)
+        out[report["backend"]] = {
+            "measured": [{k: s.get(k) for k in ("chunks", *SERVING_KEYS)} for s in sizes],
+            "fits": {k: {"c": c, "b": round(b, 3)} for k, (c, b) in fits.items()},
+            "largest_measured": max(s["chunks"] for s in sizes),
+            "rows": rows,
+        }
+    return out
 
 
 def markdown(report: dict[str, Any]) -> str:
