@@ -101,44 +101,19 @@ class Served:
     def memory(self) -> dict[str, Any]:
         return tree_memory(self.process.pid)
 
+    def version(self) -> str | None:
+        r = httpx.get(f"{self.url}/readyz", timeout=60)
+        return r.json().get("index_version") if r.status_code == 200 else None
 
-@contextmanager
-def api_server(
-    env: dict[str, str], log: Path, *, workers: int = 2, timeout: float = 1800
-) -> Iterator[Served]:
-    """Start `neorag api` on a free loopback port; yields once `/readyz` answers 200, with
-    the seconds that took from the process's start."""
-    port = free_port()
-    log.parent.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    process = subprocess.Popen(
-        [NEORAG, "api", "--port", str(port), "--workers", str(workers)],
-        env={**os.environ, **env},
-        stdout=log.open("wb"),
-        stderr=subprocess.STDOUT,
-    )
-    served = Served(f"http://127.0.0.1:{port}", process)
-    try:
+    def wait_version_change(
+        self, before: str | None, *, until: str | None = None, timeout: float = 900
+    ) -> float | None:
+        """The perf_counter time at which `/readyz` names another index version than
+        `before` (or, with `until`, names `until`), or None after `timeout` seconds."""
         deadline = time.monotonic() + timeout
-        while True:
-            if process.poll() is not None:
-                raise SystemExit(f"neorag api exited with {process.returncode}; see {log}")
-            if time.monotonic() > deadline:
-                raise SystemExit(f"neorag api not ready after {timeout:.0f} s; see {log}")
-            try:
-                r = httpx.get(f"{served.url}/readyz", timeout=10)
-                if r.status_code == 200:
-                    served.readyz = dict(r.json())
-                    break
-            except httpx.HTTPError:
-                pass
+        while time.monotonic() < deadline:
+            now = self.version()
+            if (now == until) if until is not None else (now is not None and now != before):
+                return time.perf_counter()
             time.sleep(0.2)
-        served.ready_seconds = round(time.perf_counter() - t0, 2)
-        yield served
-    finally:
-        process.terminate()
-        try:
-            process.wait(60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        return None

@@ -452,6 +452,29 @@ def change_from_command(size: int, backend: str, data_dir: Path, env: dict[str, 
     return round(seconds, 2)
 
 
+def change_visible(
+    size: int, backend: str, data_dir: Path, served: serving.Served
+) -> tuple[float, float | None]:
+    """A one-passage edit handed to the running API by `neorag ingest`: the command's
+    seconds, and the seconds until the server answers from the version it published (its
+    query processes load and warm it in the background meanwhile); then restored."""
+    folder = data_dir / "corpora" / f"size-{size}"
+    corpus = folder / "2wiki" / "corpus.jsonl"
+    argv = [serving.NEORAG, "ingest", str(folder.resolve()), "--json"]
+    env = {**_env(size, backend, data_dir), "NEORAG_API__URL": served.url}
+    before = served.version()
+    original = edit_one_passage(corpus)
+    try:
+        t0 = time.perf_counter()
+        seconds = _timed_command(argv, env)
+        shown = served.wait_version_change(before)
+    finally:
+        edit_one_passage(corpus, restore=original)
+        _timed_command(argv, env)
+        served.wait_version_change(None, until=before)
+    return round(seconds, 2), None if shown is None else round(shown - t0, 2)
+
+
 def serve(size: int, backend: str, data_dir: Path, asked: int = SERVED_QUESTIONS) -> dict:
     """The size's collection served as users serve it: `neorag api` started cold, timed to
     `/readyz` ready, then the first question and `asked` more over HTTP (retrieval in the
@@ -471,8 +494,9 @@ def serve(size: int, backend: str, data_dir: Path, asked: int = SERVED_QUESTIONS
             served.ask(q)
             latencies.append((time.perf_counter() - t0) * 1000)
         memory = served.memory()
-        change_first = change_from_command(size, backend, data_dir, {"NEORAG_API__URL": served.url})
-        change_warm = change_from_command(size, backend, data_dir, {"NEORAG_API__URL": served.url})
+        via_api = {"NEORAG_API__URL": served.url}
+        change_first = change_from_command(size, backend, data_dir, via_api)
+        change_warm, visible_seconds = change_visible(size, backend, data_dir, served)
     change_cold = change_from_command(size, backend, data_dir, {})
     p50 = _percentile(latencies, 50)
     print(
@@ -495,6 +519,8 @@ def serve(size: int, backend: str, data_dir: Path, asked: int = SERVED_QUESTIONS
         "one_doc_change_api_first_seconds": change_first,
         "one_doc_change_api_seconds": change_warm,
         "one_doc_change_command_seconds": change_cold,
+        # From a change's command to the server answering from the version it published.
+        "api_change_visible_seconds": visible_seconds,
     }
 
 
