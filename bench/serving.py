@@ -117,3 +117,45 @@ class Served:
                 return time.perf_counter()
             time.sleep(0.2)
         return None
+
+
+@contextmanager
+def api_server(
+    env: dict[str, str], log: Path, *, workers: int = 2, timeout: float = 1800
+) -> Iterator[Served]:
+    """Start `neorag api` on a free loopback port; yields once `/readyz` answers 200, with
+    the seconds that took from the process's start."""
+    port = free_port()
+    log.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    process = subprocess.Popen(
+        [NEORAG, "api", "--port", str(port), "--workers", str(workers)],
+        env={**os.environ, **env},
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+    )
+    served = Served(f"http://127.0.0.1:{port}", process)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if process.poll() is not None:
+                raise SystemExit(f"neorag api exited with {process.returncode}; see {log}")
+            if time.monotonic() > deadline:
+                raise SystemExit(f"neorag api not ready after {timeout:.0f} s; see {log}")
+            try:
+                r = httpx.get(f"{served.url}/readyz", timeout=10)
+                if r.status_code == 200:
+                    served.readyz = dict(r.json())
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        served.ready_seconds = round(time.perf_counter() - t0, 2)
+        yield served
+    finally:
+        process.terminate()
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
