@@ -426,13 +426,19 @@ def _env(size: int, backend: str, data_dir: Path) -> dict[str, str]:
         "NEORAG_BACKEND": backend,
         "NEORAG_DATA_DIR": str(data_dir.resolve()),
         "NEORAG_COLLECTION": f"bench-scale-{size}",
-        "NEORAG_INGEST__ALLOWED_ROOTS": str((data_dir / "corpora").resolve()),
+        # The corpus folder and the pages its links lead to (the unpacked packages).
+        "NEORAG_INGEST__ALLOWED_ROOTS": ",".join(
+            [str((data_dir / "corpora").resolve()), str(scale_corpus.DEFAULT_CACHE.resolve())]
+        ),
     }
 
 
 def _timed_command(argv: list[str], env: dict[str, str]) -> float:
     t0 = time.perf_counter()
-    subprocess.run(argv, env={**os.environ, **env}, check=True, capture_output=True)
+    run = subprocess.run(argv, env={**os.environ, **env}, capture_output=True, text=True)
+    if run.returncode != 0:
+        output = (run.stderr + run.stdout)[-3000:]
+        raise SystemExit(f"{' '.join(argv)} failed ({run.returncode}): {output}")
     return time.perf_counter() - t0
 
 
