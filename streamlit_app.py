@@ -8,9 +8,13 @@ reported as one line while the sidebar still works, never as a traceback.
 
 from __future__ import annotations
 
+import contextlib
+import threading
+
 import streamlit as st
 
 from app.engine import Engine
+from app.service import warm_engine
 from app.settings import Settings, SettingsError, load_settings
 from app.ui.chat import EMPTY_INDEX, render_turn, respond
 from app.ui.sidebar import add_documents, backend_label, collection_picker, controls, status_box
@@ -26,8 +30,21 @@ def _engine(
     """One Engine per process, store and collection: the FAISS/BM25 files and the
     embedding model load once and every session shares them (each question runs on its own
     `Engine.snapshot()`, and the tokenizer is locked, so concurrent sessions are safe). A
-    failure is not cached, so the next rerun retries (Neo4j may have come up meanwhile)."""
-    return Engine(_settings)
+    failure is not cached, so the next rerun retries (Neo4j may have come up meanwhile).
+    What the first question would load (the default mode's graphs, the reader's model) is
+    loaded on a thread meanwhile, so the page is usable at once and the first answer is not
+    the slow one."""
+    engine = Engine(_settings)
+    threading.Thread(
+        target=_warm, args=(engine, _settings), name="chat-warm-up", daemon=True
+    ).start()
+    return engine
+
+
+def _warm(engine: Engine, settings: Settings) -> None:
+    # A failure here is the first question's to report, with its context.
+    with contextlib.suppress(Exception):
+        warm_engine(engine.snapshot(), settings)
 
 
 def open_engine(settings: Settings) -> tuple[Engine | None, str | None]:

@@ -358,7 +358,11 @@ def warm(pool: EnginePool, settings: Settings) -> None:
     speed: what the mode derives (token and bridge graphs), the reader's spaCy model and
     every lazily imported library are loaded here, before /readyz says ready. An empty
     collection warms only the model (there is nothing to answer from)."""
-    view = pool.view(settings)
+    warm_engine(pool.view(settings), settings)
+
+
+def warm_engine(view: Engine, settings: Settings) -> None:
+    """`warm` on one engine view (the chat warms its engine in the background with it)."""
     view.encode_queries(["warm up"])
     if len(view.dense) == 0:
         return
