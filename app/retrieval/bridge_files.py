@@ -25,14 +25,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
-from app.retrieval.bridge_graph import BridgeGraph, NameMatcher, make_graph
+from app.retrieval.bridge_graph import BridgeGraph, NameMatcher, UpdateState, make_graph
 
 if TYPE_CHECKING:
     from app.retrieval.base import RetrievalContext
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1  # bump when the graph's contents change meaning
+FORMAT = 2  # bump when the graph's contents change meaning (2: update state as arrays)
 
 
 def bridge_graph(engine: RetrievalContext, max_words: int, capitalised: bool) -> BridgeGraph:
@@ -75,9 +75,13 @@ def save_graph(path: Path, graph: BridgeGraph, version: str, max_words: int) -> 
         "capitalised": graph.capitalised,
         "chunk_ids": graph.chunk_ids,
         "names": graph.names,
-        "gives": {c: sorted(names[n] for n in given) for c, given in graph.gives.items()},
-        "doc_titles": graph.doc_titles,
     }
+    # The update state as arrays (one row of name numbers per chunk) and one JSON member,
+    # so a start that never updates parses neither into Python objects.
+    gives = graph.state.gives
+    rows = [sorted(names[n] for n in gives.get(c, ())) for c in graph.chunk_ids]
+    indptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
+    given = np.fromiter((j for r in rows for j in r), np.int64, int(indptr[-1]))
     mentions, titles = graph.mentions.tocoo(), graph.titles.tocoo()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -90,6 +94,9 @@ def save_graph(path: Path, graph: BridgeGraph, version: str, max_words: int) -> 
                 mention_cols=mentions.col,
                 title_rows=titles.row,
                 title_cols=titles.col,
+                gives_indptr=indptr,
+                gives_names=given,
+                doc_titles=np.frombuffer(json.dumps(graph.state.doc_titles).encode(), np.uint8),
             )
         os.replace(tmp, path)
     except OSError as exc:
@@ -110,11 +117,17 @@ def load_graph(path: Path, max_words: int, capitalised: bool) -> tuple[str, Brid
         return None
     chunk_ids, names = list(meta["chunk_ids"]), list(meta["names"])
     shape = (len(chunk_ids), len(names))
-    gives = {c: frozenset(names[j] for j in given) for c, given in meta["gives"].items()}
-    givers: dict[str, int] = {}
-    for given in gives.values():
-        for n in given:
-            givers[n] = givers.get(n, 0) + 1
+
+    def state() -> tuple[dict[str, frozenset[str]], dict[str, int], dict[str, str]]:
+        indptr, given = arrays["gives_indptr"], arrays["gives_names"]
+        gives = {
+            c: frozenset(names[j] for j in given[indptr[i] : indptr[i + 1]].tolist())
+            for i, c in enumerate(chunk_ids)
+        }
+        counts = np.bincount(given, minlength=len(names))
+        givers = {n: int(k) for n, k in zip(names, counts.tolist(), strict=True) if k}
+        return gives, givers, dict(json.loads(arrays["doc_titles"].tobytes()))
+
     graph = BridgeGraph(
         chunk_ids,
         {c: i for i, c in enumerate(chunk_ids)},
@@ -122,11 +135,9 @@ def load_graph(path: Path, max_words: int, capitalised: bool) -> tuple[str, Brid
         {n: j for j, n in enumerate(names)},
         _matrix(arrays["mention_rows"], arrays["mention_cols"], shape),
         _matrix(arrays["title_rows"], arrays["title_cols"], shape),
-        NameMatcher(set(givers), max_words),
+        NameMatcher(set(names), max_words),
         capitalised,
-        gives,
-        givers,
-        dict(meta["doc_titles"]),
+        UpdateState(load=state),
     )
     return str(meta["version"]), graph
 

@@ -107,12 +107,46 @@ class NameMatcher:
         return found
 
 
+class UpdateState:
+    """What deriving the next version's graph needs (`update_bridge_graph`): the names each
+    chunk adds to the vocabulary, how many chunks add each name, and each document's stored
+    title. A graph loaded from its kept file reads them only when an update asks (a serving
+    process that never updates never holds them: at 200k chunks, a set of names per chunk)."""
+
+    __slots__ = ("_load", "_value")
+
+    def __init__(
+        self,
+        value: tuple[dict[str, frozenset[str]], dict[str, int], dict[str, str]] | None = None,
+        load: Any = None,
+    ) -> None:
+        self._value, self._load = value, load
+
+    def _get(self) -> tuple[dict[str, frozenset[str]], dict[str, int], dict[str, str]]:
+        if self._value is None:
+            self._value = self._load()
+            self._load = None
+        return self._value
+
+    @property
+    def gives(self) -> dict[str, frozenset[str]]:
+        return self._get()[0]
+
+    @property
+    def givers(self) -> dict[str, int]:
+        return self._get()[1]
+
+    @property
+    def doc_titles(self) -> dict[str, str]:
+        return self._get()[2]
+
+
 @dataclass(slots=True)
 class BridgeGraph:
     """Chunks (rows, in the dense index's order) × names (columns, sorted): `mentions` is 1
     where a chunk contains a name, `titles` where the name is the chunk's own document
-    title. `gives`, `givers` and `doc_titles` let the next index version's graph be derived
-    from this one by what changed (`update_bridge_graph`)."""
+    title. `state` lets the next index version's graph be derived from this one by what
+    changed (`update_bridge_graph`)."""
 
     chunk_ids: list[str]
     chunk_index: dict[str, int]
@@ -122,9 +156,7 @@ class BridgeGraph:
     titles: sparse.csr_matrix
     matcher: NameMatcher
     capitalised: bool
-    gives: dict[str, frozenset[str]]  # chunk → the names it adds to the vocabulary
-    givers: dict[str, int]  # name → how many chunks add it
-    doc_titles: dict[str, str]  # document → its title as stored
+    state: UpdateState  # gives, givers, doc_titles: read when the next version is derived
     walks: dict[tuple[float, int, float], Any] = field(default_factory=dict)  # → BridgeWalk
     walk_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -230,9 +262,7 @@ def _graph(
         titles,
         matcher,
         capitalised,
-        gives,
-        givers,
-        doc_titles,
+        UpdateState((gives, givers, doc_titles)),
     )
 
 
@@ -263,14 +293,14 @@ def update_bridge_graph(old: BridgeGraph, engine: RetrievalContext, max_words: i
     capitalised = old.capitalised
     chunk_ids = list(engine.dense.ids)
     # A document whose title changed keeps its chunk ids (they hash the text): re-read it.
-    retitled = {d for d, t in engine.links.title.items() if old.doc_titles.get(d, t) != t}
+    retitled = {d for d, t in engine.links.title.items() if old.state.doc_titles.get(d, t) != t}
     kept = {c for c in set(chunk_ids) & set(old.chunk_ids) if doc_id_of(c) not in retitled}
     added = [c for c in chunk_ids if c not in kept]
     removed = [c for c in old.chunk_ids if c not in kept]
     if len(added) + len(removed) > len(chunk_ids) // 4:  # a large change: build it whole
         return build_bridge_graph(engine, max_words, capitalised)
-    gives = dict(old.gives)
-    givers = Counter(old.givers)
+    gives = dict(old.state.gives)
+    givers = Counter(old.state.givers)
     for c in removed:
         givers.subtract(gives.pop(c, frozenset()))
     views, own_title, new_gives = _vocabulary_of(engine, added)
@@ -278,8 +308,8 @@ def update_bridge_graph(old: BridgeGraph, engine: RetrievalContext, max_words: i
     for given in new_gives.values():
         givers.update(given)
     vocabulary = {n for n, k in givers.items() if k > 0}
-    gone = set(old.givers) - vocabulary
-    fresh = vocabulary - set(old.givers)
+    gone = set(old.state.givers) - vocabulary
+    fresh = vocabulary - set(old.state.givers)
     matcher = old.matcher.changed(fresh, gone)
     names = sorted(vocabulary)
     name_index = {n: j for j, n in enumerate(names)}
@@ -302,7 +332,7 @@ def update_bridge_graph(old: BridgeGraph, engine: RetrievalContext, max_words: i
         entries.add_linked(
             row_of[c], _found(matcher, view.text, capitalised), own_title[c], name_index
         )
-    doc_titles = {d: t for d, t in old.doc_titles.items() if d in engine.links.title}
+    doc_titles = {d: t for d, t in old.state.doc_titles.items() if d in engine.links.title}
     doc_titles.update((v.doc_id, v.title) for v in views.values())
     givers_now = {n: k for n, k in givers.items() if k > 0}
     return _graph(chunk_ids, names, entries, matcher, capitalised, gives, givers_now, doc_titles)

@@ -409,7 +409,8 @@ def _same_graph(a: BridgeGraph, b: BridgeGraph) -> None:
         x, y = getattr(a, m), getattr(b, m)
         for part in ("indptr", "indices", "data"):
             np.testing.assert_array_equal(getattr(x, part), getattr(y, part), err_msg=m)
-    assert a.gives == b.gives and a.givers == b.givers and a.doc_titles == b.doc_titles
+    assert a.state.gives == b.state.gives and a.state.givers == b.state.givers
+    assert a.state.doc_titles == b.state.doc_titles
 
 
 @pytest.mark.parametrize("capitalised", [True, False])
@@ -479,8 +480,8 @@ def _same_graph(a: BridgeGraph, b: BridgeGraph) -> None:
         assert (got != want).nnz == 0 and got.has_sorted_indices
         assert np.array_equal(got.indptr, want.indptr)
         assert np.array_equal(got.indices, want.indices)
-    assert a.gives == b.gives and dict(a.givers) == dict(b.givers)
-    assert a.doc_titles == b.doc_titles and a.capitalised == b.capitalised
+    assert a.state.gives == b.state.gives and dict(a.state.givers) == dict(b.state.givers)
+    assert a.state.doc_titles == b.state.doc_titles and a.capitalised == b.capitalised
     assert a.matcher.names == b.matcher.names and a.matcher._prefixes == b.matcher._prefixes
 
 
