@@ -14,6 +14,7 @@ import threading
 import streamlit as st
 
 from app.engine import Engine
+from app.engine import open_engine as open_serving_engine
 from app.service import warm_engine
 from app.settings import Settings, SettingsError, load_settings
 from app.ui.chat import EMPTY_INDEX, render_turn, respond
@@ -34,7 +35,7 @@ def _engine(
     What the first question would load (the default mode's graphs, the reader's model) is
     loaded on a thread meanwhile, so the page is usable at once and the first answer is not
     the slow one."""
-    engine = Engine(_settings)
+    engine = open_serving_engine(_settings)
     threading.Thread(
         target=_warm, args=(engine, _settings), name="chat-warm-up", daemon=True
     ).start()

@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -43,6 +43,9 @@ from ingest.published import DERIVED_KEY, corpus_fingerprint
 from ingest.query_model import QueryModel, shared_query_model
 from ingest.tokens import Analyzer
 
+if TYPE_CHECKING:
+    from app.database_engine import DatabaseEngine
+
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
@@ -51,6 +54,8 @@ class Engine:
     """The runtime the retrievers answer through: it provides what
     `app.retrieval.base.RetrievalContext` lists (and so do its snapshots), and builds
     retrievers by mode name."""
+
+    in_process = True
 
     def __init__(self, settings: Settings, store: GraphStore | None = None) -> None:
         self.settings = settings
@@ -241,6 +246,9 @@ class Engine:
     def has_token(self, token: str) -> bool:
         return token in self._vocab
 
+    def known_tokens(self, tokens: Iterable[str]) -> set[str]:
+        return {t for t in tokens if t in self._vocab}
+
     def doc_ids(self, chunk_ids: Iterable[str]) -> dict[str, str]:
         return {c: doc_id_of(c) for c in chunk_ids}
 
@@ -263,3 +271,13 @@ class Engine:
 
     def close(self) -> None:
         self.store.close()
+
+
+def open_engine(settings: Settings) -> Engine | DatabaseEngine:
+    """The engine `settings.retrieval.serving` asks for: the collection's indexes held in
+    this process (`in-process`), or read from Neo4j (`database`: app/database_engine.py)."""
+    if settings.retrieval.serving == "database":
+        from app.database_engine import DatabaseEngine
+
+        return DatabaseEngine(settings)
+    return Engine(settings)

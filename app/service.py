@@ -21,7 +21,7 @@ from typing import Any
 
 import cypher
 from app.answer import Answer, answer, generate, parse_generation, stream
-from app.engine import Engine
+from app.engine import Engine, open_engine
 from app.llm import chat_model
 from app.overrides import with_overrides
 from app.retrieval import mode_names
@@ -93,20 +93,20 @@ class EnginePool:
     next request tries again."""
 
     def __init__(self) -> None:
-        self._engines: dict[tuple[str, str, str], Engine] = {}
+        self._engines: dict[tuple[str, str, str, str], Engine] = {}
         self._lock = threading.Lock()
 
     @staticmethod
-    def _key(settings: Settings) -> tuple[str, str, str]:
+    def _key(settings: Settings) -> tuple[str, str, str, str]:
         where = settings.neo4j_uri if settings.backend == "neo4j" else str(settings.data_dir)
-        return settings.backend, where, settings.collection
+        return settings.backend, where, settings.collection, settings.retrieval.serving
 
     def engine(self, settings: Settings) -> Engine:
         key = self._key(settings)
         with self._lock:
             found = self._engines.get(key)
             if found is None:
-                found = self._engines[key] = Engine(settings)
+                found = self._engines[key] = open_engine(settings)
         return found
 
     def view(self, settings: Settings) -> Engine:

@@ -2,7 +2,8 @@
 // separated by semicolons. Every node carries its collection: tokens, entities,
 // communities and meta entries are unique within a collection; document and chunk ids
 // start with the collection's name, so they are unique in the database. The first four
-// statements drop the database-wide constraints of neorag before collections.
+// statements drop the database-wide constraints of neorag before collections. The last two
+// serve queries from the database itself (database serving): title keys, chunk tokens.
 DROP CONSTRAINT token_text IF EXISTS;
 DROP CONSTRAINT entity_key IF EXISTS;
 DROP CONSTRAINT community_id IF EXISTS;
@@ -21,4 +22,7 @@ CREATE INDEX entity_collection IF NOT EXISTS FOR (e:Entity) ON (e.collection);
 CREATE INDEX community_collection IF NOT EXISTS FOR (m:Community) ON (m.collection);
 CREATE INDEX meta_collection IF NOT EXISTS FOR (m:NeoragMeta) ON (m.collection);
 CREATE INDEX chunk_doc IF NOT EXISTS FOR (c:Chunk) ON (c.doc_id);
-CREATE INDEX document_source IF NOT EXISTS FOR (d:Document) ON (d.source)
+CREATE INDEX document_source IF NOT EXISTS FOR (d:Document) ON (d.source);
+CREATE INDEX document_title_key IF NOT EXISTS FOR (d:Document) ON (d.collection, d.title_key);
+CREATE FULLTEXT INDEX chunk_tokens IF NOT EXISTS FOR (c:Chunk) ON EACH [c.tokens, c.collection]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}}

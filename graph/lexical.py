@@ -26,15 +26,37 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 from scipy import sparse
 
 from graph.postings import Postings
+from graph.topk import top_stable
 from graph.types import TermMatrix
+
+
+def _never(chunk_id: str) -> bool:
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class WeightedTop:
+    """The best chunks by a weighted lexical score (TIGRAG's ρ), best first, with what the
+    pool cut needs of the rest: how many chunks score above zero and their total.
+    `scored(chunk_id)` says whether a chunk scores above zero at all."""
+
+    ids: list[str]
+    scores: np.ndarray
+    candidates: int
+    total: float
+    scored: Callable[[str], bool] = field(default=_never)
+
+    @classmethod
+    def empty(cls) -> WeightedTop:
+        return cls([], np.zeros(0), 0, 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +157,10 @@ class LexicalIndex:
     def vocabulary(self) -> list[str]:
         """The terms some chunk holds, sorted."""
         return sorted(t for t, n in zip(self._terms, self.df.tolist(), strict=True) if n > 0)
+
+    def any_term(self) -> str | None:
+        """Some term a chunk holds (what a warm-up runs a first query with), None if none."""
+        return next((t for t, n in zip(self._terms, self.df.tolist(), strict=True) if n > 0), None)
 
     @property
     def rows(self) -> dict[str, int]:
@@ -262,6 +288,32 @@ class LexicalIndex:
         if not rows:
             return np.zeros(n, dtype=np.float64)
         return np.bincount(np.concatenate(rows), weights=np.concatenate(values), minlength=n)
+
+    def weighted_top(
+        self, token_weights: Mapping[str, float], n: int, *, presence: bool = False
+    ) -> WeightedTop:
+        """The n best chunks by `weighted_scores` (`weighted_presence` with `presence`),
+        ties by row, with the count and total of every chunk scoring above zero."""
+        rho = (
+            self.weighted_presence(token_weights)
+            if presence
+            else self.weighted_scores(token_weights)
+        )
+        candidates = np.flatnonzero(rho > 0)
+        order = top_stable(rho, n, candidates)
+        rows = self.rows
+
+        def scored(chunk_id: str) -> bool:
+            row = rows.get(chunk_id)
+            return row is not None and bool(rho[row] > 0)
+
+        return WeightedTop(
+            [self.chunk_ids[i] for i in order],
+            rho[order],
+            len(candidates),
+            float(rho[candidates].sum()),
+            scored,
+        )
 
     def top_k(self, query_tokens: Sequence[str], k: int) -> list[tuple[str, float]]:
         """The k best chunks containing at least one query term, best first.

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.engine import Engine
+from app.engine import Engine, open_engine
 from app.eval.metrics import (
     answer_in,
     answer_in_texts,
@@ -282,7 +282,7 @@ def run_eval(
     progress = progress or NoProgress()
     settings = eval_settings(settings, dataset, distractors)
     index_seconds = ensure_index(settings, dataset, progress, distractors)
-    engine = Engine(settings)
+    engine = open_engine(settings)
     results: dict[str, Any] = {}
     try:
         engine.require_index()

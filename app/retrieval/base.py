@@ -54,6 +54,7 @@ class RetrievalContext(Protocol):
     utility: LexicalIndex
     links: TitleLinks
     indexed: frozenset[str]
+    in_process: bool  # the search indexes are held here, not read from the database
 
     @property
     def query_model(self) -> QueryModel: ...
@@ -67,6 +68,8 @@ class RetrievalContext(Protocol):
     def encode_queries(self, texts: list[str], *, int8: bool = False) -> np.ndarray: ...
 
     def has_token(self, token: str) -> bool: ...
+
+    def known_tokens(self, tokens: Iterable[str]) -> set[str]: ...
 
     def doc_ids(self, chunk_ids: Iterable[str]) -> dict[str, str]: ...
 
@@ -237,7 +240,8 @@ class Retriever(ABC):
                 "the question has no searchable words (only stopwords or very short words); "
                 "using its meaning only"
             )
-        known = [t for t in dict.fromkeys(tokens) if self.engine.has_token(t)]
+        held = self.engine.known_tokens(tokens)
+        known = [t for t in dict.fromkeys(tokens) if t in held]
         if tokens and not known:
             trace.notes.append("none of the question's words occur in the indexed documents")
         trace.seeds = known

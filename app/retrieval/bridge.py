@@ -34,8 +34,8 @@ from app.retrieval.base import Query, Retriever, ScoredChunk, Trace
 from app.retrieval.bridge_files import bridge_graph
 from app.retrieval.bridge_graph import BridgeGraph
 from app.retrieval.config import BridgeConfig
-from app.retrieval.topk import top_stable
 from graph.algorithms.ppr import SenderColumns
+from graph.topk import top_stable
 
 
 class Restarts(NamedTuple):

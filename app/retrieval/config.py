@@ -127,6 +127,16 @@ class BridgeConfig(BaseModel):
 
 
 class RetrievalConfig(BaseModel):
+    serving: Literal["in-process", "database"] = Field(
+        "in-process",
+        description=(
+            "where queries read the search indexes: `in-process`, the collection's files "
+            "mapped into each query process (fastest, one machine); `database`, Neo4j's "
+            "vector and full-text indexes and GDS, so a query process holds nothing the "
+            "size of the corpus and several can serve one cluster (neo4j backend; modes "
+            "default (TIGRAG), tigrag, hybrid, dense, bm25: docs/operations.md)"
+        ),
+    )
     default_mode: str = "default"
     default_parts: tuple[Literal["tigrag", "literag", "bridge", "hybrid"], ...] = Field(
         ("tigrag", "bridge"),

@@ -106,7 +106,8 @@ class HopReads:
 
 
 def hop_reads(engine: RetrievalContext) -> HopReads | None:
-    """The engine's table-backed hop reads on a server backend; None: read the store."""
-    if not engine.store.remote:
+    """The engine's table-backed hop reads on a server backend; None: read the store (as
+    database serving always does: it copies nothing of the corpus)."""
+    if not engine.store.remote or not engine.in_process:
         return None
     return engine.derived("hop table", (), lambda: HopReads(engine))

@@ -18,7 +18,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
-from app.engine import Engine
+from app.engine import Engine, open_engine
 from app.retrieval.base import RetrievalResult
 from app.settings import Settings
 
@@ -56,7 +56,7 @@ class NeoragRetriever(BaseRetriever):
 
     @classmethod
     def from_settings(cls, settings: Settings, mode: str = "default", **kw: Any) -> NeoragRetriever:
-        return cls(engine=Engine(settings), mode=mode, **kw)
+        return cls(engine=open_engine(settings), mode=mode, **kw)
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun

@@ -34,7 +34,7 @@ from app.retrieval.base import Query, Retriever, ScoredChunk, Trace
 from app.retrieval.config import TigragConfig
 from app.retrieval.hop_table import HopRead, hop_reads
 from app.retrieval.links import doc_id_of
-from app.retrieval.topk import top_stable
+from graph.lexical import WeightedTop
 
 POOL_FLOOR = 0.5  # candidates outside the pool rank below every pooled chunk
 MAX_HOP_ENTITIES = 4
@@ -75,7 +75,7 @@ class TigragRetriever(Retriever):
         reads = hop_reads(self.engine)
         if reads is not None:
             reads.start()
-        token = next(iter(self.engine.lexical.vocabulary), None)
+        token = self.engine.lexical.any_term()
         if token is not None:
             self.engine.store.token_ppr({token: 1.0}, self.engine.settings.algorithms, top_k=1)
 
@@ -161,7 +161,8 @@ class TigragRetriever(Retriever):
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
     def _token_weights(self, tokens: list[str], trace: Trace, hop: int) -> dict[str, float]:
-        seeds = {t: 1.0 for t in dict.fromkeys(tokens) if self.engine.has_token(t)}
+        held = self.engine.known_tokens(tokens)
+        seeds = {t: 1.0 for t in dict.fromkeys(tokens) if t in held}
         if not seeds:
             return {}
         with trace.step("token ppr", hop=hop, seeds=len(seeds)) as info:
@@ -221,28 +222,23 @@ class TigragRetriever(Retriever):
         if not weights and not linked:
             return self._dense_fallback(self._await(pending, trace, hop), trace, hop)
         with trace.step("candidate scoring", hop=hop) as info:
-            if not weights:
-                rho = np.zeros(len(lexical.chunk_ids))
-            elif cfg.use_bm25:
-                rho = lexical.weighted_scores(weights)
-            else:
-                rho = lexical.weighted_presence(weights)
-            candidates = np.flatnonzero(rho > 0)
             # The pool never exceeds pool_max, so only that many need ordering; the mass
             # cut compares their running sum with the share of every candidate's mass.
-            order = top_stable(rho, cfg.pool_max, candidates)
-            mass = np.cumsum(rho[order])
-            total = float(rho[candidates].sum())
-            cut = int(np.searchsorted(mass, cfg.pool_mass * total)) + 1 if len(mass) else 0
-            cut = max(min(cut, cfg.pool_max), min(cfg.pool_min, len(candidates)))
-            info.update(candidates=len(candidates), pool=cut, linked=len(linked))
-        top_rho = float(rho[order[0]]) if len(order) else 1.0
-        norm = {lexical.chunk_ids[i]: float(rho[i]) / top_rho for i in order[: cfg.pool_max]}
-        pool_ids = list(dict.fromkeys([*linked, *(lexical.chunk_ids[i] for i in order[:cut])]))
+            top = (
+                lexical.weighted_top(weights, cfg.pool_max, presence=not cfg.use_bm25)
+                if weights
+                else WeightedTop.empty()
+            )
+            mass = np.cumsum(top.scores)
+            cut = int(np.searchsorted(mass, cfg.pool_mass * top.total)) + 1 if len(mass) else 0
+            cut = max(min(cut, cfg.pool_max), min(cfg.pool_min, top.candidates))
+            info.update(candidates=top.candidates, pool=cut, linked=len(linked))
+        top_rho = float(top.scores[0]) if len(top.ids) else 1.0
+        norm = {c: float(r) / top_rho for c, r in zip(top.ids, top.scores, strict=True)}
+        pool_ids = list(dict.fromkeys([*linked, *top.ids[:cut]]))
         if hop == 0:
-            rows = lexical.rows
-            outside = sum(1 for c in set(linked) if c not in rows or rho[rows[c]] <= 0)
-            trace.candidates = len(candidates) + outside
+            outside = sum(1 for c in set(linked) if not top.scored(c))
+            trace.candidates = top.candidates + outside
             trace.pool = len(pool_ids)
         rerank = self._await(pending, trace, hop)
         out: dict[str, ScoredChunk] = {}
@@ -297,9 +293,11 @@ class TigragRetriever(Retriever):
             for m in sorted(mentions.get(cid, []), key=lambda m: (-m.count, m.name)):
                 out.setdefault(m.name.strip(), links.find(m.name))
         kept: dict[str, list[str]] = {}
+        words_of = {name: self.engine.analyzer.tokens(name) for name in out}
+        held = self.engine.known_tokens(w for words in words_of.values() for w in words)
         for name, docs in out.items():
-            words = self.engine.analyzer.tokens(name)
-            if not name or not words or not any(self.engine.has_token(w) for w in words):
+            words = words_of[name]
+            if not name or not words or not any(w in held for w in words):
                 continue
             if set(self.engine.analyzer.all_words(name)) <= seen:
                 continue

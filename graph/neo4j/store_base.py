@@ -21,6 +21,7 @@ from graph.base import GraphStore
 from graph.config import Neo4jConfig
 from graph.kept import STORE_ID
 from graph.neo4j.connection import translate
+from graph.titles import folded_title_key
 
 
 def _now() -> str:
@@ -28,6 +29,7 @@ def _now() -> str:
 
 
 GRAPH_VERSION, CONTENT_VERSION = "graph_version", "content_version"
+TITLE_KEYS = "title_keys"  # set once the documents carry their title keys
 _AUTO_COMMIT_RETRY_SECONDS = 30.0
 # Two writers that open a fresh database at once both run `CREATE … IF NOT EXISTS`; the
 # second one's check can pass before the first commits, and Neo4j then reports the rule
@@ -142,10 +144,24 @@ class _Neo4jBase(GraphStore):
             # What copies kept outside the database check they belong to (graph/kept.py):
             # a collection deleted and made again gets a new one.
             self.write("meta_set_if_absent", key=STORE_ID, value=uuid.uuid4().hex)
+            self._store_title_keys()
             self._schema_ready = True
         if dimension and dimension != self._vector_dimension:
             self._follow_vector_index(dimension)
             self._vector_dimension = dimension
+
+    def _store_title_keys(self) -> None:
+        """Once per collection: the title keys of documents an older neorag wrote without
+        them (database serving links question phrases to titles through them)."""
+        if self.get_meta(TITLE_KEYS) is not None:
+            return
+        rows = [
+            {"id": r["id"], "key": folded_title_key(r["title"] or "")}
+            for r in self.read("documents_without_title_key")
+        ]
+        for part in _batches(rows, self.cfg.write_batch_size):
+            self.write("set_title_keys", rows=list(part))
+        self.write("meta_set", key=TITLE_KEYS, value="1")
 
     def _follow_vector_index(self, dimension: int) -> None:
         """The database has one `chunk_embedding` vector index (for Browser and ad-hoc

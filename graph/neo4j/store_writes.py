@@ -12,6 +12,7 @@ import numpy as np
 from neo4j import ManagedTransaction
 
 from graph.neo4j.store_base import CONTENT_VERSION, GRAPH_VERSION, _Neo4jBase
+from graph.titles import folded_title_key
 from graph.types import (
     EDGE_KINDS,
     RELATED,
@@ -76,6 +77,7 @@ class _Neo4jWrites(_Neo4jBase):
                 "title": d.title,
                 "content_hash": d.content_hash,
                 "ingested_at": d.ingested_at,
+                "title_key": folded_title_key(d.title),
             }
             for d, _ in add
         ]

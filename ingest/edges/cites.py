@@ -12,10 +12,11 @@ linking to a changed target string, and of the chunks that cited a removed chunk
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
+from graph.titles import title_key
+from graph.titles import title_words as _words
 from graph.types import ChunkEdge, ChunkRecord
 from ingest.edges.corpus import CorpusChange, EdgeCorpus
 from ingest.edges.indexed import IndexedCorpus
@@ -25,19 +26,7 @@ from ingest.edges.stored import StoredEdges
 from ingest.tokens import Analyzer
 
 KIND = "CITES"
-_PAREN = re.compile(r"\s*\([^)]*\)\s*$")
-_WORDS = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 _MIN_TITLE_CHARS = 4
-
-
-def _words(text: str) -> list[str]:
-    """Words with a possessive 's removed, so "Palme's husband" names "Lisbeth Palme"."""
-    return [w[:-2] if w.endswith(("'s", "’s")) else w for w in _WORDS.findall(text)]
-
-
-def title_key(title: str) -> tuple[str, ...]:
-    """A title as a case-sensitive word sequence, without a trailing "(disambiguation)"."""
-    return tuple(_words(_PAREN.sub("", title)))
 
 
 class TitleMatcher:

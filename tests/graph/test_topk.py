@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.retrieval.topk import top_stable
+from graph.topk import top_stable
 
 
 def test_top_stable_equals_the_stable_sort_prefix() -> None:
