@@ -66,6 +66,7 @@ from bench.json_out import current_commit  # noqa: E402
 
 DATASET = REPO.parent / "shared" / "datasets" / "2wiki-dev"
 MODES = ("default", "tigrag", "spectrag", "dense", "bm25", "hybrid")
+DATABASE_MODES = ("default", "hybrid")  # under database serving (default is TIGRAG there)
 QUESTIONS = 200
 SERVED_QUESTIONS = 100
 
@@ -358,17 +359,26 @@ def embed_only_baseline(
             "scale": len(texts) / len(sample)}  # fmt: skip
 
 
-def queries(size: int, backend: str, data_dir: Path, modes: list[str]) -> dict:
-    """The 2wiki-dev questions in each mode against the size's stored collection."""
-    from app.engine import Engine
+def queries(
+    size: int, backend: str, data_dir: Path, modes: list[str], serving: str = "in-process"
+) -> dict:
+    """The 2wiki-dev questions in each mode against the size's stored collection, served as
+    `serving` says (retrieval.serving)."""
+    from app.engine import open_engine
     from app.eval.metrics import mrr, recall_at_k
+    from app.retrieval.config import RetrievalConfig
     from app.settings import Settings
     from ingest.identity import document_id, passage_key
 
-    settings = Settings(backend=backend, data_dir=data_dir, collection=f"bench-scale-{size}")
+    settings = Settings(
+        backend=backend,
+        data_dir=data_dir,
+        collection=f"bench-scale-{size}",
+        retrieval=RetrievalConfig(serving=serving),
+    )
     questions = [json.loads(line) for line in (DATASET / "questions.jsonl").open()][:QUESTIONS]
     source = os.path.abspath(data_dir / "corpora" / f"size-{size}" / "2wiki" / "corpus.jsonl")
-    engine = Engine(settings)
+    engine = open_engine(settings)
     p50: dict[str, float] = {}
     p95: dict[str, float] = {}
     recall: dict[str, float] = {}
@@ -481,29 +491,19 @@ def change_visible(
     return round(seconds, 2), None if shown is None else round(shown - t0, 2)
 
 
-def serve(size: int, backend: str, data_dir: Path, asked: int = SERVED_QUESTIONS) -> dict:
-    """The size's collection served as users serve it: `neorag api` started cold, timed to
-    `/readyz` ready, then the first question and `asked` more over HTTP (retrieval in the
-    default mode), then the memory of the server and its query processes; then a one-passage
-    change handed to it by `neorag ingest` (its warm job worker) and one from a cold
-    `neorag ingest` process, each timed end to end from the command."""
+def _answered(served: serving.Served, size: int, asked: int) -> dict[str, Any]:
+    """The first question and `asked` more over HTTP (retrieval in the default mode), then
+    the memory of the server and its query processes."""
     questions = [json.loads(line)["question"] for line in (DATASET / "questions.jsonl").open()]
-    env = _env(size, backend, data_dir)
-    log = data_dir / f"api-{backend}-{size}.log"
-    with serving.api_server(env, log) as served:
+    t0 = time.perf_counter()
+    served.ask(questions[0])
+    first_ms = (time.perf_counter() - t0) * 1000
+    latencies = []
+    for q in questions[1 : asked + 1]:
         t0 = time.perf_counter()
-        served.ask(questions[0])
-        first_ms = (time.perf_counter() - t0) * 1000
-        latencies = []
-        for q in questions[1 : asked + 1]:
-            t0 = time.perf_counter()
-            served.ask(q)
-            latencies.append((time.perf_counter() - t0) * 1000)
-        memory = served.memory()
-        via_api = {"NEORAG_API__URL": served.url}
-        change_first = change_from_command(size, backend, data_dir, via_api)
-        change_warm, visible_seconds = change_visible(size, backend, data_dir, served)
-    change_cold = change_from_command(size, backend, data_dir, {})
+        served.ask(q)
+        latencies.append((time.perf_counter() - t0) * 1000)
+    memory = served.memory()
     p50 = _percentile(latencies, 50)
     print(
         f"size {size}: ready in {served.ready_seconds} s, first question {first_ms:.0f} ms, "
@@ -519,6 +519,24 @@ def serve(size: int, backend: str, data_dir: Path, asked: int = SERVED_QUESTIONS
         "first_query_over_p50": round(first_ms / p50, 2) if p50 else None,
         "serving_rss_mb": memory["max_process_rss_mb"],
         "serving_memory": memory,
+    }
+
+
+def serve(size: int, backend: str, data_dir: Path, asked: int = SERVED_QUESTIONS) -> dict:
+    """The size's collection served as users serve it: `neorag api` started cold, timed to
+    `/readyz` ready, then the first question and `asked` more over HTTP (`_answered`); then
+    a one-passage change handed to it by `neorag ingest` (its warm job worker) and one from
+    a cold `neorag ingest` process, each timed end to end from the command."""
+    env = _env(size, backend, data_dir)
+    log = data_dir / f"api-{backend}-{size}.log"
+    with serving.api_server(env, log) as served:
+        answered = _answered(served, size, asked)
+        via_api = {"NEORAG_API__URL": served.url}
+        change_first = change_from_command(size, backend, data_dir, via_api)
+        change_warm, visible_seconds = change_visible(size, backend, data_dir, served)
+    change_cold = change_from_command(size, backend, data_dir, {})
+    return {
+        **answered,
         # A one-passage change, end to end from `neorag ingest`: handed to the running API
         # (its first job starts the warm worker; the second finds it warm), and in a cold
         # process of its own.
@@ -528,6 +546,18 @@ def serve(size: int, backend: str, data_dir: Path, asked: int = SERVED_QUESTIONS
         # From a change's command to the server answering from the version it published.
         "api_change_visible_seconds": visible_seconds,
     }
+
+
+def serve_from_database(size: int, data_dir: Path, asked: int = SERVED_QUESTIONS) -> dict:
+    """The Neo4j collection under database serving (retrieval.serving=database: no index
+    in the query processes): `neorag api` cold to ready, answers and memory as `serve`
+    measures them, and the questions' recall and latency per mode it serves."""
+    env = {**_env(size, "neo4j", data_dir), "NEORAG_RETRIEVAL__SERVING": "database"}
+    log = data_dir / f"api-neo4j-database-{size}.log"
+    with serving.api_server(env, log) as served:
+        answered = _answered(served, size, asked)
+    asked_in_process = queries(size, "neo4j", data_dir, list(DATABASE_MODES), "database")
+    return {"database_serving": {**answered, **asked_in_process}}
 
 
 def plot(out_dir: Path) -> Path:
@@ -586,6 +616,11 @@ def main() -> None:
         "steady answers, serving memory",
     )
     parser.add_argument(
+        "--database-serving-only",
+        action="store_true",
+        help="only measure database serving (neo4j) on the stores of an earlier run",
+    )
+    parser.add_argument(
         "--no-vector-cache",
         action="store_true",
         help="embed every chunk even if an earlier run embedded the same text",
@@ -636,11 +671,18 @@ def main() -> None:
         report["sizes"] = json.loads(out.read_text()).get("sizes", [])
     for size in (int(s) for s in args.sizes.split(",")):
         earlier = [s for s in report["sizes"] if s.get("target_chunks") == size]
-        if args.serve_only:
+        if args.serve_only or args.database_serving_only:
             if not earlier:
-                raise SystemExit(f"--serve-only: {out} has no size {size} to update")
-            result = {**earlier[0], **serve(size, args.backend, args.data_dir)}
-            result["serve_run"] = {
+                raise SystemExit(f"{out} has no size {size} to update")
+            if args.database_serving_only:
+                if args.backend != "neo4j":
+                    raise SystemExit("--database-serving-only needs --backend neo4j")
+                result = {**earlier[0], **serve_from_database(size, args.data_dir)}
+                run = "database_serving_run"
+            else:
+                result = {**earlier[0], **serve(size, args.backend, args.data_dir)}
+                run = "serve_run"
+            result[run] = {
                 "command": command,
                 "commit": commit,
                 "date": time.strftime("%Y-%m-%d"),
@@ -671,6 +713,8 @@ def main() -> None:
         result[run] = {"command": command, "commit": commit, "date": time.strftime("%Y-%m-%d")}
         if not args.queries_only:
             result.update(serve(size, args.backend, args.data_dir))
+            if args.backend == "neo4j":
+                result.update(serve_from_database(size, args.data_dir))
         save(report, out, result)
     print(plot(out_dir))
 
