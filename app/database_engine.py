@@ -217,6 +217,7 @@ class DatabaseEngine:
             raise NeoragError(
                 "database serving (NEORAG_RETRIEVAL__SERVING=database) needs the neo4j backend"
             )
+        # Token PageRank in GDS, whatever settings built without validation say.
         algorithms = settings.algorithms.model_copy(update={"token_ppr": "gds"})
         self.settings = settings.model_copy(update={"algorithms": algorithms})
         self.store = store or open_store(self.settings)

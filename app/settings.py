@@ -13,7 +13,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app.retrieval.config import RetrievalConfig
@@ -268,6 +276,21 @@ class Settings(BaseSettings):
     @classmethod
     def _collection_name(cls, value: str) -> str:
         return check_collection(value)
+
+    @model_validator(mode="after")
+    def _database_serving_ranks_in_gds(self) -> Settings:
+        """Under database serving, token PageRank runs in GDS for queries, so ingests
+        project the token graph when they publish it (not on a query's first use)."""
+        if self.retrieval.serving != "database":
+            return self
+        if self.algorithms.token_ppr == "local":
+            raise ValueError(
+                "retrieval.serving=database runs token PageRank in GDS; "
+                "algorithms.token_ppr=local keeps it in process"
+            )
+        if self.algorithms.token_ppr == "auto":
+            self.algorithms = self.algorithms.model_copy(update={"token_ppr": "gds"})
+        return self
 
     @cached_property
     def neo4j(self) -> Neo4jConfig:

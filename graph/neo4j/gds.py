@@ -245,6 +245,8 @@ class GdsHooks(AnalyticsHooks):
         if full:
             self.gds.projection("tokens", refresh=True, min_weight=cfg.token_min_weight)
             self._name = self.gds.projection("chunks", refresh=True)
+        elif cfg.token_ppr == "gds":  # queries rank in GDS: project now, not on first use
+            self.gds.projection("tokens", refresh=True, min_weight=cfg.token_min_weight)
         else:  # a patch: published now, projected when GDS is first asked (`publish`)
             self.gds.publish("tokens", min_weight=cfg.token_min_weight)
         report.seconds["projection"] = round(time.perf_counter() - t0, 3)

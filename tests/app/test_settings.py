@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 from typer.testing import CliRunner
 
 from app.cli import app as cli
@@ -86,3 +87,11 @@ def test_collection_layout_is_one_folder_per_collection(tmp_path: Path) -> None:
     assert s.uploads_dir == tmp_path / "uploads" / "team-docs"
     with pytest.raises(ValueError, match="invalid collection name"):
         s.for_collection("../escape")
+
+
+def test_database_serving_ranks_tokens_in_gds() -> None:
+    served = Settings(retrieval={"serving": "database"})
+    assert served.algorithms.token_ppr == "gds"
+    assert Settings().algorithms.token_ppr == "auto"
+    with pytest.raises(ValidationError, match="token_ppr=local"):
+        Settings(retrieval={"serving": "database"}, algorithms={"token_ppr": "local"})

@@ -105,3 +105,22 @@ def test_a_new_version_drops_the_older_projections(neo4j_store: Neo4jStore) -> N
     for kind in ("tokens", "chunks"):
         assert second[kind] != first[kind], kind
         assert second[kind] in catalog and first[kind] not in catalog, kind
+
+
+def test_a_patch_projects_the_token_graph_when_queries_rank_in_gds(
+    neo4j_store: Neo4jStore,
+) -> None:
+    """A patch publishes the token graph without projecting it while queries rank in
+    process (they read the stored graph); when they rank in GDS (database serving) the
+    patch projects it, so no query waits for the projection."""
+    from graph.base import AnalyticsReport
+
+    conformance.add(neo4j_store, conformance.CORPUS)
+    gds = neo4j_store.gds
+    for token_ppr, projected in (("auto", False), ("gds", True)):
+        conformance.add(neo4j_store, {token_ppr: [conformance.chunk(token_ppr, 0, "hub leafd")]})
+        cfg = Settings().algorithms.model_copy(update={"token_ppr": token_ppr})
+        neo4j_store.analytics_hooks().prepare(cfg, AnalyticsReport(), full=False)
+        published = gds.published_name("tokens", min_weight=cfg.token_min_weight)
+        assert published is not None
+        assert (published in gds._catalog()) is projected, token_ppr
