@@ -352,7 +352,41 @@ def scale(figures: Figures) -> str:
         + grid(serving, serve_rows)
         + "\n\n"
         + "\n".join(f"- {s}" for s in sources)
+        + "\n\n"
+        + database_serving(figures.get("scale-neo4j"))
     )
+
+
+def database_serving(report: dict[str, Any]) -> str:
+    """Each Neo4j size served both ways: the API holding the indexes in process against
+    the API answering from Neo4j's indexes and GDS (retrieval.serving=database)."""
+    header = ["chunks", "serving", "ready s", "first answer ms", "served p50 / p95 ms"]
+    header += ["API RSS MB", "p50 / p95 ms default", "p50 / p95 ms hybrid"]
+    header += ["R@5 default / hybrid", "MRR default"]
+    rows = []
+    for s in report["sizes"]:
+        if "database_serving" not in s:
+            continue
+        for label, r in (("in process", s), ("database", s["database_serving"])):
+            p50, p95 = r.get("query_p50_ms", {}), r.get("query_p95_ms", {})
+            r5 = r.get("recall@5", {})
+            rows.append(
+                [
+                    rounded(s["chunks"]),
+                    label,
+                    rounded(r.get("engine_warm_up_seconds")),
+                    rounded(r.get("first_query_ms")),
+                    f"{rounded(r.get('served_p50_ms'))} / {rounded(r.get('served_p95_ms'))}",
+                    rounded(r.get("serving_rss_mb")),
+                    f"{rounded(p50.get('default'))} / {rounded(p95.get('default'))}",
+                    f"{rounded(p50.get('hybrid'))} / {rounded(p95.get('hybrid'))}",
+                    " / ".join(rounded(r5.get(m)) for m in ("default", "hybrid")),
+                    rounded(r.get("mrr", {}).get("default"), key="mrr"),
+                ]
+            )
+    if not rows:
+        return "Database serving: no Neo4j size of the scale suite has been measured with it yet."
+    return "Database serving against the indexes in process, on Neo4j:\n\n" + grid(header, rows)
 
 
 def load(figures: Figures) -> str:
