@@ -143,12 +143,45 @@ SERVING_KEYS = (
     "one_doc_change_api_seconds",
 )
 MACHINE_MB = 24 * 1024
+# A replica's memory budget (the scale issue's bound for a serving process): past the size
+# at which in-process serving needs more, a replica serves from the database instead.
+REPLICA_MB = 3 * 1024
+DATABASE_KEYS = ("engine_warm_up_seconds", "serving_rss_mb", "served_p50_ms")
+
+
+def _size_at(fit: tuple[float, float], value: float) -> int | None:
+    """The chunks at which c·chunks^b reaches `value` (None when it never grows)."""
+    c, b = fit
+    return round((value / c) ** (1 / b)) if b > 0 and c > 0 else None
+
+
+def database_serving_model(sizes: list[dict[str, Any]], chunk_counts: list[int]) -> dict:
+    """The same fits for the sizes served from the database (retrieval.serving=database),
+    and the size at which the in-process API process passes a replica's budget."""
+    served = [
+        {"chunks": s["chunks"], **s["database_serving"]} for s in sizes if s.get("database_serving")
+    ]
+    if not served:
+        return {}
+    fits = {k: power_law(served, k) for k in DATABASE_KEYS if all(s.get(k) for s in served)}
+    in_process = power_law(sizes, "serving_rss_mb")
+    return {
+        "measured": [{k: s.get(k) for k in ("chunks", *DATABASE_KEYS)} for s in served],
+        "fits": {k: {"c": c, "b": round(b, 3)} for k, (c, b) in fits.items()},
+        "replica_budget_mb": REPLICA_MB,
+        "in_process_passes_replica_budget_at": _size_at(in_process, REPLICA_MB),
+        "rows": [
+            {"chunks": n, **{k: round(c * n**b, 2) for k, (c, b) in fits.items()}}
+            for n in chunk_counts
+        ],
+    }
 
 
 def serving_model(chunk_counts: list[int]) -> dict[str, Any]:
     """Per backend: each figure fitted as a power law through the smallest and largest
     measured size, projected to `chunk_counts`, with whether the serving tree, the ingest
-    and (on Neo4j) the server's share fit this machine."""
+    and (on Neo4j) the server's share fit this machine; on Neo4j also the sizes served
+    from the database."""
     out: dict[str, Any] = {}
     for path in sorted(OUT.glob("scale-*.json")):
         report = json.loads(path.read_text())
@@ -174,6 +207,7 @@ def serving_model(chunk_counts: list[int]) -> dict[str, Any]:
             "fits": {k: {"c": c, "b": round(b, 3)} for k, (c, b) in fits.items()},
             "largest_measured": max(s["chunks"] for s in sizes),
             "rows": rows,
+            "database_serving": database_serving_model(sizes, chunk_counts),
         }
     return out
 
