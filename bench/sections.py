@@ -10,6 +10,7 @@ from typing import Any
 
 from bench.figures import PUBLISHED, REPO, Figures, grid, provenance, rounded, wrap
 from bench.sections_docs import docs_halves, fusion_replay
+from bench.sections_scale import capacity_serving, scale
 from bench.suites.recall import Run
 
 ABLATIONS = REPO / "bench" / "ablations.json"
@@ -291,104 +292,6 @@ def ppr(figures: Figures) -> str:
     return grid(header, rows) + "\n\n" + provenance(name, report)
 
 
-def scale(figures: Figures) -> str:
-    """Two tables per the scale suite's sizes: what an ingest and a change cost, then what
-    serving costs (a cold `neorag api` to ready, its first and steady answers, its memory)."""
-    header = ["backend", "chunks", "documents", "ingest s", "embed only s", "ingest / embed"]
-    header += ["vectors reused", "ingest peak RSS MB", "store MB"]
-    header += ["one-doc change s: in process / via the API / command"]
-    serving = ["backend", "chunks", "ready s", "first answer ms", "served p50 / p95 ms"]
-    serving += ["largest process RSS MB", "server tree PSS MB", "p50 / p95 ms default"]
-    serving += ["p50 ms tigrag", "R@5 default / tigrag / hybrid"]
-    rows, serve_rows, sources = [], [], []
-    for backend in BACKENDS:
-        name = f"scale-{backend}"
-        report = figures.get(name)
-        for s in report["sizes"]:
-            p50, p95, r5 = s.get("query_p50_ms", {}), s.get("query_p95_ms", {}), s["recall@5"]
-            rows.append(
-                [
-                    backend,
-                    rounded(s["chunks"]),
-                    rounded(s["documents"]),
-                    rounded(s.get("ingest_seconds")),
-                    rounded(s.get("embed_only_seconds")),
-                    rounded(s.get("ingest_over_embed"), 2),
-                    rounded(s.get("vectors_reused")),
-                    rounded(s.get("peak_rss_mb")),
-                    rounded(s.get("store_mb")),
-                    " / ".join(
-                        rounded(s.get(k), 2)
-                        for k in (
-                            "one_doc_change_seconds",
-                            "one_doc_change_api_seconds",
-                            "one_doc_change_command_seconds",
-                        )
-                    ),
-                ]
-            )
-            memory = s.get("serving_memory", {})
-            # Rows from before the serving step timed an engine inside the benchmark's own
-            # process, not a server's start: not what this column means.
-            ready = s.get("engine_warm_up_seconds") if memory else None
-            serve_rows.append(
-                [
-                    backend,
-                    rounded(s["chunks"]),
-                    rounded(ready),
-                    rounded(s.get("first_query_ms")),
-                    f"{rounded(s.get('served_p50_ms'))} / {rounded(s.get('served_p95_ms'))}",
-                    rounded(s.get("serving_rss_mb")),
-                    rounded(memory.get("tree_pss_mb")),
-                    f"{rounded(p50.get('default'))} / {rounded(p95.get('default'))}",
-                    rounded(p50.get("tigrag")),
-                    " / ".join(rounded(r5.get(m)) for m in ("default", "tigrag", "hybrid")),
-                ]
-            )
-        sources.append(provenance(name, report, "python -m bench scale --backend " + backend))
-    return (
-        grid(header, rows)
-        + "\n\n"
-        + grid(serving, serve_rows)
-        + "\n\n"
-        + "\n".join(f"- {s}" for s in sources)
-        + "\n\n"
-        + database_serving(figures.get("scale-neo4j"))
-    )
-
-
-def database_serving(report: dict[str, Any]) -> str:
-    """Each Neo4j size served both ways: the API holding the indexes in process against
-    the API answering from Neo4j's indexes and GDS (retrieval.serving=database)."""
-    header = ["chunks", "serving", "ready s", "first answer ms", "served p50 / p95 ms"]
-    header += ["API RSS MB", "p50 / p95 ms default", "p50 / p95 ms hybrid"]
-    header += ["R@5 default / hybrid", "MRR default"]
-    rows = []
-    for s in report["sizes"]:
-        if "database_serving" not in s:
-            continue
-        for label, r in (("in process", s), ("database", s["database_serving"])):
-            p50, p95 = r.get("query_p50_ms", {}), r.get("query_p95_ms", {})
-            r5 = r.get("recall@5", {})
-            rows.append(
-                [
-                    rounded(s["chunks"]),
-                    label,
-                    rounded(r.get("engine_warm_up_seconds")),
-                    rounded(r.get("first_query_ms")),
-                    f"{rounded(r.get('served_p50_ms'))} / {rounded(r.get('served_p95_ms'))}",
-                    rounded(r.get("serving_rss_mb")),
-                    f"{rounded(p50.get('default'))} / {rounded(p95.get('default'))}",
-                    f"{rounded(p50.get('hybrid'))} / {rounded(p95.get('hybrid'))}",
-                    " / ".join(rounded(r5.get(m)) for m in ("default", "hybrid")),
-                    rounded(r.get("mrr", {}).get("default"), key="mrr"),
-                ]
-            )
-    if not rows:
-        return "Database serving: no Neo4j size of the scale suite has been measured with it yet."
-    return "Database serving against the indexes in process, on Neo4j:\n\n" + grid(header, rows)
-
-
 def load(figures: Figures) -> str:
     header = ["run", "concurrency", "requests", "errors", "requests/s", "p50 ms", "p95 ms"]
     header.append("p99 ms")
@@ -499,6 +402,7 @@ SECTIONS: dict[str, Callable[[Figures], str]] = {
     "ingest-workers": workers,
     "ppr": ppr,
     "scale": scale,
+    "capacity-serving": capacity_serving,
     "load": load,
     "cli": cli,
     "support": support,

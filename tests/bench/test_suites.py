@@ -20,6 +20,7 @@ HELPERS = {
     "json_out.py",
     "results.py",
     "sections_docs.py",
+    "sections_scale.py",
     "scale_corpus.py",
     "sections.py",
     "serving.py",
