@@ -257,7 +257,7 @@ class DatabaseEngine:
     def version(self) -> str | None:
         return self._key
 
-    def refresh(self, *, background: bool = False) -> bool:
+    def refresh(self, *, background: bool = False, wait: bool = True) -> bool:
         """Follow a newly published index: what the database holds is already current, so
         only the counts, the token cache and GDS's projection name are read again."""
         key = self.store.get_meta(DERIVED_KEY)

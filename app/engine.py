@@ -112,12 +112,13 @@ class Engine:
         and BM25 files were built for (an ingest publishes a new one when it finishes)."""
         return self._key
 
-    def refresh(self, *, background: bool = False) -> bool:
+    def refresh(self, *, background: bool = False, wait: bool = True) -> bool:
         """Load (or rebuild) the indexes if the store changed since; True if it did. With
         `background`, an engine that already answers from an index loads and warms the new
         one on a thread and switches when that is done; callers wait for it at most
         `refresh_wait_seconds` after it started (a small collection is switched to before
-        they answer; a large one answers from the previous version meanwhile)."""
+        they answer; a large one answers from the previous version meanwhile), or not at
+        all without `wait` (a health probe answers at once)."""
         key = self.store.get_meta(DERIVED_KEY)
         if key is not None and key == self._key:
             return False
@@ -125,7 +126,7 @@ class Engine:
         if background and key is not None and self._key is not None:
             thread, started = self._stage(key)
             remaining = started + self.settings.retrieval.refresh_wait_seconds - time.monotonic()
-            if remaining > 0:
+            if wait and remaining > 0:
                 thread.join(remaining)
             return self._key == key
         with self._lock:

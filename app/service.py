@@ -109,11 +109,12 @@ class EnginePool:
                 found = self._engines[key] = open_engine(settings)
         return found
 
-    def view(self, settings: Settings) -> Engine:
+    def view(self, settings: Settings, *, wait: bool = True) -> Engine:
         """A snapshot of the collection's engine at its newest published index (once that is
-        loaded and warm, waiting at most `refresh_wait_seconds` for it: `Engine.refresh`)."""
+        loaded and warm, waiting at most `refresh_wait_seconds` for it, or not at all without
+        `wait`: `Engine.refresh`)."""
         engine = self.engine(settings)
-        engine.refresh(background=True)
+        engine.refresh(background=True, wait=wait)
         return engine.snapshot()
 
     def forget(self, settings: Settings) -> None:
@@ -342,9 +343,10 @@ def documents(settings: Settings) -> list[dict[str, str]]:
 
 
 def readiness(pool: EnginePool, settings: Settings) -> dict[str, Any]:
-    """The published index a question would be answered from (raises when there is none,
-    or the store cannot be reached)."""
-    view = pool.view(settings)
+    """The published index a question is answered from now (raises when there is none, or
+    the store cannot be reached). A probe never waits for a newly published version to load:
+    it reports the version being answered from until the switch."""
+    view = pool.view(settings, wait=False)
     view.require_index()
     return {"index_version": view.version, "chunks": len(view.dense)}
 

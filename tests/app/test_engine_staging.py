@@ -16,6 +16,7 @@ from app.engine import Engine
 from app.ingest_service import ingest_once
 from app.retrieval import bridge_files, bridge_graph
 from app.retrieval.hop_table import hop_reads
+from app.service import EnginePool, readiness
 from app.settings import Settings
 from tests.conftest import fresh_collection
 
@@ -101,6 +102,45 @@ def test_a_small_index_is_switched_to_before_answering(tmp_path: Path) -> None:
         assert "Port Veldt" in titles(engine)
     finally:
         engine.close()
+
+
+def test_a_probe_never_waits_for_a_new_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`/readyz` asks the engine pool without waiting (`wait=False`): with the new version's
+    build held and `refresh_wait_seconds` long, the probe returns at once and names the
+    version still answered from; a question then waits for the switch as before."""
+    settings = Settings(
+        backend="embedded",
+        data_dir=tmp_path / "data",
+        collection=fresh_collection(),
+        retrieval={"refresh_wait_seconds": 120},
+    )
+    docs = write_corpus(tmp_path / "docs", RIVERS)
+    ingest_once(settings, docs)
+    pool = EnginePool()
+    gate = threading.Event()
+    try:
+        before = readiness(pool, settings)["index_version"]
+        pool.engine(settings).snapshot().retriever("default").retrieve(QUESTION)
+        write_corpus(tmp_path / "docs", {**RIVERS, "p3": HARBOUR})
+        ingest_once(settings, docs)
+        real = bridge_graph.make_graph
+
+        def held_build(*args, **kwargs):  # type: ignore[no-untyped-def]
+            assert gate.wait(60), "the test never released the build"
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(bridge_files, "make_graph", held_build)
+        t0 = time.monotonic()
+        assert readiness(pool, settings)["index_version"] == before
+        assert time.monotonic() - t0 < 10  # not the 120 s a question may wait
+        gate.set()
+        pool.engine(settings).wait_staged(60)
+        assert readiness(pool, settings)["index_version"] != before
+    finally:
+        gate.set()
+        pool.close()
 
 
 @pytest.mark.parametrize("backend", ["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
