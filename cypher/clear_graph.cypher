@@ -7,5 +7,6 @@ CALL () {
   UNION ALL MATCH (n:Entity {collection: $collection}) RETURN n
   UNION ALL MATCH (n:Community {collection: $collection}) RETURN n
   UNION ALL MATCH (n:NeoragMeta {collection: $collection}) RETURN n
+  UNION ALL MATCH (n:TokenGraphChange {collection: $collection}) RETURN n
 }
 CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS

@@ -18,6 +18,7 @@ CREATE CONSTRAINT lock_collection IF NOT EXISTS FOR (l:NeoragLock) REQUIRE l.col
 CREATE INDEX document_collection IF NOT EXISTS FOR (d:Document) ON (d.collection);
 CREATE INDEX chunk_collection IF NOT EXISTS FOR (c:Chunk) ON (c.collection);
 CREATE INDEX token_collection IF NOT EXISTS FOR (t:Token) ON (t.collection);
+CREATE INDEX token_graph_change IF NOT EXISTS FOR (c:TokenGraphChange) ON (c.collection, c.version);
 CREATE INDEX entity_collection IF NOT EXISTS FOR (e:Entity) ON (e.collection);
 CREATE INDEX community_collection IF NOT EXISTS FOR (m:Community) ON (m.collection);
 CREATE INDEX meta_collection IF NOT EXISTS FOR (m:NeoragMeta) ON (m.collection);

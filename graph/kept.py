@@ -46,15 +46,23 @@ class KeptGraph:
     def load(self, key: str) -> tuple[list[str], dict[str, np.ndarray]] | None:
         """The kept names and arrays (mapped from disk, read-only), or None when the folder
         holds another key, another format, or cannot be read."""
+        held = self.held(key)
+        return (held[1], held[2]) if held is not None else None
+
+    def held(self, key: str | None = None) -> tuple[str, list[str], dict[str, np.ndarray]] | None:
+        """What the folder keeps, with its key (an older version a change can be followed
+        from), or None when it keeps nothing readable of this format (or not `key`)."""
         try:
             meta = json.loads((self.folder / "meta.json").read_text())
-            if meta.get("format") != self.FORMAT or meta.get("key") != key:
+            if meta.get("format") != self.FORMAT or not isinstance(meta.get("key"), str):
+                return None
+            if key is not None and meta["key"] != key:
                 return None
             names = json.loads((self.folder / "names.json").read_text())
             arrays = {
                 name: np.load(self.folder / f"{name}.npy", mmap_mode="r") for name in meta["arrays"]
             }
-            return names, arrays
+            return meta["key"], names, arrays
         except (OSError, ValueError, TypeError, KeyError):
             return None
 

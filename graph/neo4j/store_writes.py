@@ -26,6 +26,11 @@ from graph.types import (
 
 # A full chunk-edge rebuild with more edges than this is written in several transactions.
 FULL_EDGE_REBUILD_ROWS = 200_000
+# A change touching more co-occurrence pairs than this is not recorded: a copy of the token
+# graph reads it all again (a bulk ingest), which is then no slower than following it.
+RECORDED_PAIRS_MAX = 200_000
+RECORDED_PART = 20_000  # pairs per recorded part (one node each)
+KEPT_CHANGES = 64  # content versions whose token-graph changes stay recorded
 
 
 class _Neo4jWrites(_Neo4jBase):
@@ -62,10 +67,39 @@ class _Neo4jWrites(_Neo4jBase):
         self._unwind(tx, "apply_cooccurs", "pairs", pairs)
         touched_tokens.update(t for a, b in delta.cooccurrence for t in (a, b))
         self._unwind(tx, "delete_orphan_tokens", "tokens", sorted(touched_tokens))
+        self._record_token_graph_change(tx, delta, pairs, sorted(touched_tokens))
         for key, value in delta.meta.items():
             self._run(tx, "meta_set", key=key, value=value).consume()
         self._run(tx, "meta_increment", key=CONTENT_VERSION).consume()
         return self._run(tx, "meta_increment", key=GRAPH_VERSION).single()["value"]
+
+    def _record_token_graph_change(
+        self,
+        tx: ManagedTransaction,
+        delta: GraphDelta,
+        pairs: list[dict[str, Any]],
+        touched: list[str],
+    ) -> None:
+        """What this content version changes in the token graph, for the copies that
+        follow it (graph/token_changes.py), and the records too old to follow dropped."""
+        version = self.content_version_in(tx) + 1
+        self._run(tx, "prune_token_graph_changes", through=version - KEPT_CHANGES).consume()
+        if len(pairs) > RECORDED_PAIRS_MAX:
+            return
+        tokens = sorted({t for _, chunks in delta.add for c in chunks for t in c.tokens})
+        parts = [pairs[i : i + RECORDED_PART] for i in range(0, len(pairs), RECORDED_PART)]
+        parts = parts or [[]]
+        for number, part in enumerate(parts):
+            self._run(
+                tx,
+                "record_token_graph_change",
+                version=version,
+                part=number,
+                parts=len(parts),
+                pairs=[{"a": p["a"], "b": p["b"]} for p in part],
+                tokens=tokens if number == 0 else [],
+                touched=touched if number == 0 else [],
+            ).consume()
 
     def _add(
         self, tx: ManagedTransaction, add: Sequence[tuple[DocumentRecord, list[ChunkRecord]]]

@@ -135,3 +135,47 @@ def test_a_patch_publishes_the_token_graph_without_projecting_it(neo4j_store) ->
     assert name not in gds._catalog(), "the in-process copy needed no projection"
     _same(got, gds.token_ppr({"hub": 1.0}, EXACT, 10))
     assert name in gds._catalog()
+
+
+def test_a_change_is_followed_from_the_kept_copy_without_reading_the_graph(
+    neo4j_config, tmp_path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """After a change the copy is carried forward by what the change recorded (the pairs it
+    touched and their new weights): no read of every pair, and the same PageRank as a full
+    read of the new version and as GDS. A change that was not recorded (pruned, or too
+    large) makes the copy read it all again."""
+    from graph.neo4j import store_writes
+    from graph.neo4j.store import Neo4jStore
+    from graph.neo4j.token_mirror import TokenMirror
+    from tests.conftest import fresh_collection
+
+    local = EXACT.model_copy(update={"token_ppr": "local"})
+    store = Neo4jStore(neo4j_config, fresh_collection(), local_dir=tmp_path)
+    try:
+        add(store, CORPUS)
+        _publish(store)
+        store.token_ppr(SEEDS[0], local, top_k=10)
+        assert store.token_mirror.followed == 0
+        # one document rewritten (its pairs change, one vanishes), one added with new tokens
+        add(store, {"a": [chunk("a", 0, "hub leafb")], "c": [chunk("c", 0, "hub newleaf")]}, ["a"])
+        add(store, {"d": [chunk("d", 0, "newleaf hub lonely")]})
+        name = _publish(store)
+        monkeypatch.setattr(TokenMirror, "_read", lambda *a: pytest.fail("read every pair"))
+        seeds = [*SEEDS, {"newleaf": 1.0}, {"lonely": 1.0}]
+        got = [store.token_ppr(s, local, top_k=10) for s in seeds]
+        assert store.token_mirror.loaded == name and store.token_mirror.followed == 1
+        monkeypatch.undo()
+        full = TokenMirror(store, None)
+        assert full.load(name, local) and full.followed == 0
+        for s, g in zip(seeds, got, strict=True):
+            _same(g, full.top(s, local, 10) or {})
+            _same(g, store.gds.token_ppr(s, EXACT, 10))
+
+        monkeypatch.setattr(store_writes, "RECORDED_PAIRS_MAX", 0)  # the next change: unrecorded
+        add(store, {"e": [chunk("e", 0, "hub leafc")]})
+        name = _publish(store)
+        assert "leafc" in store.token_ppr({"hub": 1.0}, local, top_k=10)
+        assert store.token_mirror.loaded == name and store.token_mirror.followed == 1
+    finally:
+        store.clear()
+        store.close()
