@@ -7,7 +7,23 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 py="$repo/.venv/bin/python"
 export NEO4J_RUN_DIR="${NEORAG_TEST_RUN_DIR:-$repo/.neo4j/test}"
-export NEO4J_BOLT_PORT="${NEORAG_TEST_BOLT_PORT:-7688}" NEO4J_HTTP_PORT="${NEORAG_TEST_HTTP_PORT:-7475}"
+# The test ports: NEORAG_TEST_BOLT_PORT / NEORAG_TEST_HTTP_PORT when set; otherwise 7688 and
+# 7475, or a free loopback port when another server (a second clone's tests, a benchmark's
+# server) holds the default.
+port() {
+  "$py" - "$1" <<'PY'
+import socket, sys
+wanted = int(sys.argv[1])
+with socket.socket() as s:
+    try:
+        s.bind(("127.0.0.1", wanted))
+    except OSError:
+        s.bind(("127.0.0.1", 0))
+    print(s.getsockname()[1])
+PY
+}
+export NEO4J_BOLT_PORT="${NEORAG_TEST_BOLT_PORT:-$(port 7688)}"
+export NEO4J_HTTP_PORT="${NEORAG_TEST_HTTP_PORT:-$(port 7475)}"
 export NEO4J_HEAP="${NEO4J_HEAP:-1g}" NEO4J_PAGECACHE="${NEO4J_PAGECACHE:-256m}"
 unset NEO4J_PASSWORD
 started=$SECONDS
