@@ -31,6 +31,7 @@ import json
 import math
 import sqlite3
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -99,8 +100,10 @@ def model(chunk_counts: list[int], store: Any | None) -> dict[str, Any]:
 
     points = measured_points()
     fits = {k: power_law(points, k) for k in ("tokens", "co_occurs", "related")}
-    seconds_per_chunk = max(_ingest_seconds(p) / p["chunks"] for p in points)
-    embed_share = min(_embed_share(p) for p in points)
+    # Ingest time only from runs that embedded every chunk (not reusing an earlier run's)
+    timed = [p for p in points if p.get("embed_only_seconds") and not p.get("vectors_reused")]
+    seconds_per_chunk = max(_ingest_seconds(p) / p["chunks"] for p in timed)
+    embed_share = min(_embed_share(p) for p in timed)
     rows = []
     for n in chunk_counts:
         tokens, pairs, related = (round(c * n**b) for c, b in fits.values())
@@ -149,10 +152,37 @@ REPLICA_MB = 3 * 1024
 DATABASE_KEYS = ("engine_warm_up_seconds", "serving_rss_mb", "served_p50_ms")
 
 
-def _size_at(fit: tuple[float, float], value: float) -> int | None:
-    """The chunks at which c·chunks^b reaches `value` (None when it never grows)."""
-    c, b = fit
-    return round((value / c) ** (1 / b)) if b > 0 and c > 0 else None
+Fit = tuple[str, float, float]  # ("line", at zero, per chunk) or ("power", c, b)
+
+
+def fitted(points: list[dict[str, Any]], key: str) -> Fit:
+    """Memory (`*_mb`) as a line through the smallest and largest size: a fixed part (the
+    model, the libraries) plus a cost per chunk, which a power law through two sizes
+    dominated by the fixed part would flatten. Everything else as a power law."""
+    if not key.endswith("_mb"):
+        return ("power", *power_law(points, key))
+    usable = sorted((p for p in points if p.get(key)), key=lambda p: p["chunks"])
+    small, large = usable[0], usable[-1]
+    span = large["chunks"] - small["chunks"]
+    slope = max(0.0, (large[key] - small[key]) / span) if span else 0.0
+    return ("line", small[key] - slope * small["chunks"], slope)
+
+
+def at(fit: Fit, chunks: int) -> float:
+    kind, first, second = fit
+    return first + second * chunks if kind == "line" else first * chunks**second
+
+
+def _size_at(fit: Fit, value: float) -> int | None:
+    """The chunks at which the fit reaches `value` (None when it never grows)."""
+    kind, first, second = fit
+    if kind == "line":
+        return round((value - first) / second) if second > 0 else None
+    return round((value / first) ** (1 / second)) if second > 0 and first > 0 else None
+
+
+def _described(fits: dict[str, Fit]) -> dict[str, dict[str, Any]]:
+    return {k: {"kind": f[0], "a": round(f[1], 6), "b": round(f[2], 6)} for k, f in fits.items()}
 
 
 def database_serving_model(sizes: list[dict[str, Any]], chunk_counts: list[int]) -> dict:
@@ -163,25 +193,25 @@ def database_serving_model(sizes: list[dict[str, Any]], chunk_counts: list[int])
     ]
     if not served:
         return {}
-    fits = {k: power_law(served, k) for k in DATABASE_KEYS if all(s.get(k) for s in served)}
-    in_process = power_law(sizes, "serving_rss_mb")
+    fits = {k: fitted(served, k) for k in DATABASE_KEYS if all(s.get(k) for s in served)}
     return {
         "measured": [{k: s.get(k) for k in ("chunks", *DATABASE_KEYS)} for s in served],
-        "fits": {k: {"c": c, "b": round(b, 3)} for k, (c, b) in fits.items()},
+        "fits": _described(fits),
         "replica_budget_mb": REPLICA_MB,
-        "in_process_passes_replica_budget_at": _size_at(in_process, REPLICA_MB),
+        "in_process_passes_replica_budget_at": _size_at(
+            fitted(sizes, "serving_rss_mb"), REPLICA_MB
+        ),
         "rows": [
-            {"chunks": n, **{k: round(c * n**b, 2) for k, (c, b) in fits.items()}}
-            for n in chunk_counts
+            {"chunks": n, **{k: round(at(f, n), 2) for k, f in fits.items()}} for n in chunk_counts
         ],
     }
 
 
 def serving_model(chunk_counts: list[int]) -> dict[str, Any]:
-    """Per backend: each figure fitted as a power law through the smallest and largest
-    measured size, projected to `chunk_counts`, with whether the serving tree, the ingest
-    and (on Neo4j) the server's share fit this machine; on Neo4j also the sizes served
-    from the database."""
+    """Per backend: each figure fitted through the smallest and largest measured size
+    (`fitted`: memory as a line, the rest as a power law), projected to `chunk_counts`,
+    with whether the serving tree, the ingest and (on Neo4j) the server's share fit this
+    machine; on Neo4j also the sizes served from the database."""
     out: dict[str, Any] = {}
     for path in sorted(OUT.glob("scale-*.json")):
         report = json.loads(path.read_text())
@@ -192,19 +222,19 @@ def serving_model(chunk_counts: list[int]) -> dict[str, Any]:
         ]
         if len(sizes) < 2:
             continue
-        fits = {k: power_law(sizes, k) for k in SERVING_KEYS if all(s.get(k) for s in sizes)}
+        fits = {k: fitted(sizes, k) for k in SERVING_KEYS if all(s.get(k) for s in sizes)}
         rows = []
         for n in chunk_counts:
             row: dict[str, Any] = {"chunks": n}
-            for key, (c, b) in fits.items():
-                row[key] = round(c * n**b, 2)
+            for key, fit in fits.items():
+                row[key] = round(at(fit, n), 2)
             row["fits_machine"] = all(
                 row.get(k, 0) < MACHINE_MB for k in ("tree_pss_mb", "peak_rss_mb")
             )
             rows.append(row)
         out[report["backend"]] = {
             "measured": [{k: s.get(k) for k in ("chunks", *SERVING_KEYS)} for s in sizes],
-            "fits": {k: {"c": c, "b": round(b, 3)} for k, (c, b) in fits.items()},
+            "fits": _described(fits),
             "largest_measured": max(s["chunks"] for s in sizes),
             "rows": rows,
             "database_serving": database_serving_model(sizes, chunk_counts),
@@ -364,6 +394,11 @@ def main() -> None:
     finally:
         if store is not None:
             store.close()
+    from bench.json_out import current_commit
+
+    report["command"] = " ".join(["python -m bench capacity", *sys.argv[1:]])
+    report["commit"] = current_commit()
+    report["date"] = time.strftime("%Y-%m-%d")
     (OUT / "capacity.json").write_text(json.dumps(report, indent=1) + "\n")
     print(markdown(report))
 

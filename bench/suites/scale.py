@@ -572,9 +572,12 @@ def plot(out_dir: Path) -> Path:
         sizes = sorted(report["sizes"], key=lambda s: s["chunks"])
         xs = [s["chunks"] for s in sizes]
         backend = report["backend"]
-        left.plot(xs, [s["ingest_seconds"] for s in sizes], "o-", label=f"{backend} ingest")
+        # Ingest time only where every vector was embedded (not reused from an earlier run)
+        fresh = [s for s in sizes if "embed_only_seconds" in s and not s.get("vectors_reused")]
+        fx = [s["chunks"] for s in fresh]
+        left.plot(fx, [s["ingest_seconds"] for s in fresh], "o-", label=f"{backend} ingest")
         left.plot(
-            xs, [s["embed_only_seconds"] for s in sizes], "x--", label=f"{backend} embed only"
+            fx, [s["embed_only_seconds"] for s in fresh], "x--", label=f"{backend} embed only"
         )
         right.plot(xs, [s["query_p50_ms"]["default"] for s in sizes], "o-", label=f"{backend} p50")
         right.plot(xs, [s["recall@5"]["default"] for s in sizes], "s:", label=f"{backend} R@5")

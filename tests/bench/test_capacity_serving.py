@@ -23,7 +23,7 @@ def test_in_process_memory_passes_the_budget_where_its_line_says() -> None:
     model = database_serving_model(sizes, [1_000_000])
     assert model["in_process_passes_replica_budget_at"] == round(REPLICA_MB / 0.03)
     (row,) = model["rows"]
-    assert 250.0 < row["serving_rss_mb"] < 300.0  # the database route stays nearly flat
+    assert 250.0 < row["serving_rss_mb"] < 400.0  # the database route stays nearly flat
     assert [m["chunks"] for m in model["measured"]] == [10_000, 100_000]
 
 
