@@ -167,7 +167,7 @@ class Engine:
             staged._load(key)
             for mode in sorted(self._modes):
                 staged.retriever(mode).warm()
-            staged.settle()
+            staged.settle(hop_table=False)
         except Exception:  # the next refresh tries again; requests keep the loaded version
             log.warning("could not load index version %s", key, exc_info=True)
             return
@@ -258,15 +258,18 @@ class Engine:
         self._modes.add(mode)
         return retriever
 
-    def settle(self, timeout: float = 600.0) -> None:
+    def settle(self, timeout: float = 600.0, *, hop_table: bool = True) -> None:
         """Until the copies the modes' warm-ups load in the background are ready (on a
-        server: the token graph and the hop table). Until then queries are answered from
-        the server, correctly but slower, so a benchmark's warm-up settles before it times
-        anything, and a version staged in the background is switched to settled."""
+        server: the token graph and, with `hop_table`, the hop table). Until then queries
+        are answered from the server, correctly but slower, so a benchmark's warm-up
+        settles before it times anything. A version staged in the background is switched
+        to once its token graph is in: hops read the server until their table is copied
+        (a round trip per hop, the same edges), while a token PageRank left to GDS would
+        cost seconds a question at scale."""
         deadline = time.monotonic() + timeout
         with self._derived_lock:
             reads = self._derived.get(self._derived_key("hop table", ()))
-        if reads is not None:  # copied only for the modes that hop, once one has run
+        if reads is not None and hop_table:  # copied only for the modes that hop
             reads[0].wait(timeout)
         self.store.settle(max(0.0, deadline - time.monotonic()))
 

@@ -14,7 +14,7 @@ import pytest
 
 from app.engine import Engine
 from app.ingest_service import ingest_once
-from app.retrieval import bridge_files, bridge_graph
+from app.retrieval import bridge_files, bridge_graph, hop_table
 from app.retrieval.hop_table import hop_reads
 from app.service import EnginePool, readiness
 from app.settings import Settings
@@ -178,4 +178,50 @@ def test_settle_waits_for_the_copies_a_warm_up_started(
         else:
             assert reads is None
     finally:
+        engine.close()
+
+
+@pytest.mark.neo4j
+def test_a_staged_version_does_not_wait_for_its_hop_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    """On a server a newly published version is switched to once its token graph is in; its
+    hop table (a copy of every chunk's CITES edges and mentions) loads on after the switch,
+    hops reading the server meanwhile: the same answer either way."""
+    settings = Settings(
+        backend="neo4j",
+        data_dir=tmp_path / "data",
+        collection=request.getfixturevalue("neo4j_store").collection,
+        algorithms={"token_ppr": "auto"},
+        retrieval={"refresh_wait_seconds": 0},
+    )
+    docs = write_corpus(tmp_path / "docs", RIVERS)
+    ingest_once(settings, docs)
+    engine = Engine(settings)
+    gate = threading.Event()
+    try:
+        engine.retriever("tigrag").retrieve(QUESTION)
+        engine.settle(60)
+        before = engine.version
+        write_corpus(tmp_path / "docs", {**RIVERS, "p3": HARBOUR})
+        ingest_once(settings, docs)
+        real = hop_table.build_hop_table
+
+        def held(*args, **kwargs):  # type: ignore[no-untyped-def]
+            assert gate.wait(60), "the test never released the copy"
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(hop_table, "build_hop_table", held)
+        engine.refresh(background=True)
+        engine.wait_staged(60)
+        assert engine.version != before  # switched while the copy is held
+        view = engine.snapshot()
+        reads = hop_reads(view)
+        assert reads is not None and not reads.ready
+        from_server = view.retriever("tigrag").retrieve(QUESTION).doc_ranking()
+        gate.set()
+        assert reads.wait(60)
+        assert view.retriever("tigrag").retrieve(QUESTION).doc_ranking() == from_server
+    finally:
+        gate.set()
         engine.close()
