@@ -156,6 +156,11 @@ class GraphStore(ABC):
         """Personalised PageRank on the token graph from seed tokens; the top_k tokens
         with their raw scores (callers normalise)."""
 
+    def warm_token_ppr(self, cfg: AlgorithmConfig, token: str) -> None:
+        """Make the token PageRank ready where queries will run it (a warm-up: an engine
+        opening, a newly published version staged); by default one run from `token`."""
+        self.token_ppr({token: 1.0}, cfg, top_k=1)
+
     @abstractmethod
     def token_neighbourhood(self, seeds: Sequence[str], top_k: int) -> dict[str, float]:
         """The seeds' co-occurrence neighbours by summed edge weight to the seeds (the

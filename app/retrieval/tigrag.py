@@ -77,7 +77,7 @@ class TigragRetriever(Retriever):
             reads.start()
         token = self.engine.lexical.any_term()
         if token is not None:
-            self.engine.store.token_ppr({token: 1.0}, self.engine.settings.algorithms, top_k=1)
+            self.engine.store.warm_token_ppr(self.engine.settings.algorithms, token)
 
     def _retrieve(self, query: Query, trace: Trace, k: int) -> list[ScoredChunk]:
         links = self.engine.links

@@ -121,6 +121,17 @@ class Neo4jStore(_Neo4jWrites, _Neo4jReads):
         local = self.token_mirror.top(seeds, cfg, top_k)
         return local if local is not None else self.gds.token_ppr(seeds, cfg, top_k)
 
+    def warm_token_ppr(self, cfg: AlgorithmConfig, token: str) -> None:
+        """Load the in-process copy now when queries will run there (from the kept copy,
+        a change followed or a full read): a warm-up through GDS would make GDS project the
+        whole token graph, which after a change nothing else needs, only to answer one
+        question. GDS runs it when the copy is declined (too large) or `token_ppr` is gds."""
+        if cfg.token_ppr != "gds":
+            name = self.gds.published_name("tokens", min_weight=cfg.token_min_weight)
+            if name is not None and self.token_mirror.load(name, cfg):
+                return
+        super().warm_token_ppr(cfg, token)
+
     def chunk_ppr(
         self, seeds: dict[str, float], candidates: Sequence[str], cfg: AlgorithmConfig
     ) -> dict[str, float]:

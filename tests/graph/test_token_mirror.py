@@ -179,3 +179,19 @@ def test_a_change_is_followed_from_the_kept_copy_without_reading_the_graph(
     finally:
         store.clear()
         store.close()
+
+
+def test_a_warm_up_loads_the_copy_without_projecting(neo4j_store) -> None:
+    """Warming TIGRAG after a change loads the in-process copy of the newly published token
+    graph; it does not make GDS project the whole graph to answer its one question. With
+    token_ppr=gds the warm-up is what projects it."""
+    add(neo4j_store, CORPUS)
+    _publish(neo4j_store)
+    add(neo4j_store, {"c": [chunk("c", 0, "hub newleaf")]})
+    gds = neo4j_store.gds
+    name = gds.publish("tokens", min_weight=EXACT.token_min_weight)
+    neo4j_store.warm_token_ppr(AUTO, "hub")
+    assert neo4j_store.token_mirror.loaded == name
+    assert name not in gds._catalog()
+    neo4j_store.warm_token_ppr(GDS, "hub")
+    assert name in gds._catalog()
