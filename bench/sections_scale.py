@@ -19,7 +19,7 @@ def scale(figures: Figures) -> str:
     header += ["one-doc change s: in process / via the API / command"]
     serving = ["backend", "chunks", "ready s", "first answer ms", "served p50 / p95 ms"]
     serving += ["largest process RSS MB", "server tree PSS MB", "p50 / p95 ms default"]
-    serving += ["p50 ms tigrag", "R@5 default / tigrag / hybrid"]
+    serving += ["p50 ms tigrag", "R@5 default / tigrag / hybrid", "change answered from s"]
     rows, serve_rows, sources = [], [], []
     for backend in BACKENDS:
         name = f"scale-{backend}"
@@ -63,6 +63,7 @@ def scale(figures: Figures) -> str:
                     f"{rounded(p50.get('default'))} / {rounded(p95.get('default'))}",
                     rounded(p50.get("tigrag")),
                     " / ".join(rounded(r5.get(m)) for m in ("default", "tigrag", "hybrid")),
+                    rounded(s.get("api_change_visible_seconds")),
                 ]
             )
         sources.append(provenance(name, report, "python -m bench scale --backend " + backend))
