@@ -66,7 +66,7 @@ def scale(figures: Figures) -> str:
                     rounded(s.get("api_change_visible_seconds")),
                 ]
             )
-        sources.append(provenance(name, report, "python -m bench scale --backend " + backend))
+        sources.append(_rows_provenance(name, report))
     return (
         grid(header, rows)
         + "\n\n"
@@ -76,6 +76,20 @@ def scale(figures: Figures) -> str:
         + "\n\n"
         + database_serving(figures.get("scale-neo4j"))
     )
+
+
+def _rows_provenance(name: str, report: dict[str, Any]) -> str:
+    """The file and, per size, the run (and the serving runs) its row merges: the sizes of
+    one file were measured at different commits."""
+    parts = []
+    for s in report["sizes"]:
+        runs = [
+            f"{label} {r['commit']} {r.get('date', '')}".strip()
+            for label, key in (("run", "run"), ("served", "serve_run"))
+            if (r := s.get(key)) and r.get("commit")
+        ]
+        parts.append(f"{rounded(s['chunks'])}: {', '.join(runs) or 'commit not recorded'}")
+    return f"Source `bench/out/{name}.json` · " + "; ".join(parts)
 
 
 def database_serving(report: dict[str, Any]) -> str:
@@ -107,7 +121,10 @@ def database_serving(report: dict[str, Any]) -> str:
             )
     if not rows:
         return "Database serving: no Neo4j size of the scale suite has been measured with it yet."
-    return "Database serving against the indexes in process, on Neo4j:\n\n" + grid(header, rows)
+    return (
+        "Database serving against the indexes in process, on Neo4j (under database serving\n"
+        "`default` is TIGRAG; in process it is the fused default mode):\n\n" + grid(header, rows)
+    )
 
 
 def capacity_serving(figures: Figures) -> str:
