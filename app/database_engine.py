@@ -23,25 +23,23 @@ import logging
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import cached_property
-from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
+from app.query_side import QuerySide
 from app.retrieval import build_retriever
 from app.retrieval.base import Retriever
 from app.retrieval.links import doc_id_of
-from app.services import index_dir, open_store
+from app.services import open_store
 from app.settings import Settings
 from graph.errors import EmptyIndex, NeoragError
 from graph.lexical import WeightedTop
 from graph.neo4j.search import Neo4jSearch
 from graph.titles import folded_phrases
 from ingest.edges import TitleMatcher
-from ingest.model_stamp import EmbeddingModelMismatch, check_query_model
+from ingest.model_stamp import check_query_model
 from ingest.published import DERIVED_KEY
-from ingest.query_model import QueryModel, shared_query_model
 from ingest.tokens import Analyzer
 
 T = TypeVar("T")
@@ -206,7 +204,7 @@ class _Served:
         return self._chunks
 
 
-class DatabaseEngine:
+class DatabaseEngine(QuerySide):
     """The `RetrievalContext` of database serving (see the module docstring); it offers
     what `app.service` uses of an `Engine`."""
 
@@ -233,29 +231,6 @@ class DatabaseEngine:
         except BaseException:
             self.store.close()
             raise
-
-    @cached_property
-    def query_model(self) -> QueryModel:
-        m = self.settings.ingest.models
-        model = shared_query_model(m, torch=self.settings.retrieval.query_encoder == "torch")
-        if len(self.dense) and model.dimension != self.dense.dim:
-            raise EmbeddingModelMismatch(
-                f"collection {self.store.collection!r} holds {self.dense.dim}-dimensional "
-                f"vectors but {m.embedding_model} makes {model.dimension}"
-            )
-        return model
-
-    def encode_queries(self, texts: list[str], *, int8: bool = False) -> np.ndarray:
-        encoder = self.settings.retrieval.query_encoder
-        return self.query_model.encode(texts, int8=int8 or encoder == "onnx-int8")
-
-    @property
-    def index_folder(self) -> Path:
-        return index_dir(self.settings)
-
-    @property
-    def version(self) -> str | None:
-        return self._key
 
     def refresh(self, *, background: bool = False, wait: bool = True) -> bool:
         """Follow a newly published index: what the database holds is already current, so

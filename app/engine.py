@@ -22,12 +22,9 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
-from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import numpy as np
-
+from app.query_side import QuerySide
 from app.retrieval import build_retriever
 from app.retrieval.base import Retriever
 from app.retrieval.links import TitleLinks, doc_id_of
@@ -38,9 +35,8 @@ from graph.dense import DenseIndex
 from graph.errors import EmptyIndex
 from graph.lexical import LexicalIndex
 from ingest.indexes import SearchIndexes
-from ingest.model_stamp import EmbeddingModelMismatch, check_query_model
+from ingest.model_stamp import check_query_model
 from ingest.published import DERIVED_KEY, corpus_fingerprint
-from ingest.query_model import QueryModel, shared_query_model
 from ingest.tokens import Analyzer
 
 if TYPE_CHECKING:
@@ -50,7 +46,7 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 
-class Engine:
+class Engine(QuerySide):
     """The runtime the retrievers answer through: it provides what
     `app.retrieval.base.RetrievalContext` lists (and so do its snapshots), and builds
     retrievers by mode name."""
@@ -80,37 +76,6 @@ class Engine:
         except Exception:
             self.store.close()
             raise
-
-    @cached_property
-    def query_model(self) -> QueryModel:
-        """The embedding model's query side: its ONNX export unless `query_encoder` is
-        `torch` (or the model does not export); loading it never imports PyTorch."""
-        m = self.settings.ingest.models
-        model = shared_query_model(m, torch=self.settings.retrieval.query_encoder == "torch")
-        if len(self.dense) and model.dimension != self.dense.dim:
-            raise EmbeddingModelMismatch(
-                f"collection {self.store.collection!r} holds {self.dense.dim}-dimensional "
-                f"vectors but {m.embedding_model} makes {model.dimension}: run "
-                "`neorag ingest` on its documents with this model"
-            )
-        return model
-
-    def encode_queries(self, texts: list[str], *, int8: bool = False) -> np.ndarray:
-        """Query-time embeddings (questions, hop expansions, evidence sentences); `int8`
-        asks for the int8 export whatever `query_encoder` says, unless that is PyTorch."""
-        encoder = self.settings.retrieval.query_encoder
-        return self.query_model.encode(texts, int8=int8 or encoder == "onnx-int8")
-
-    @property
-    def index_folder(self) -> Path:
-        """Where the collection's search-index files are (and what is derived from them)."""
-        return index_dir(self.settings)
-
-    @property
-    def version(self) -> str | None:
-        """The published index this engine answers from: the corpus fingerprint its FAISS
-        and BM25 files were built for (an ingest publishes a new one when it finishes)."""
-        return self._key
 
     def refresh(self, *, background: bool = False, wait: bool = True) -> bool:
         """Load (or rebuild) the indexes if the store changed since; True if it did. With
