@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench.figures import Figures, grid, provenance, rounded
+from bench.suites.capacity import SERVING_KEYS
 
 BACKENDS = ("embedded", "neo4j")
 
@@ -136,23 +137,13 @@ def capacity_serving(figures: Figures) -> str:
     if not serving:
         return "The capacity model has no serving projection yet (no scale size ran `serve`)."
     header = ["backend", "chunks", "ready s", "API RSS MB", "server tree PSS MB", "store MB"]
-    header += ["ingest peak RSS MB", "one-doc change s", "fits 24 GB"]
+    header += ["ingest peak RSS MB", "one-doc change s", "via the API s", "fits 24 GB"]
     rows, notes = [], []
     for backend, model in serving.items():
         for r in model["rows"]:
             rows.append(
                 [backend, rounded(r["chunks"])]
-                + [
-                    rounded(r.get(k))
-                    for k in (
-                        "engine_warm_up_seconds",
-                        "serving_rss_mb",
-                        "tree_pss_mb",
-                        "store_mb",
-                        "peak_rss_mb",
-                        "one_doc_change_seconds",
-                    )
-                ]
+                + [rounded(r.get(k)) for k in SERVING_KEYS]
                 + ["yes" if r["fits_machine"] else "no"]
             )
         database = model.get("database_serving") or {}
@@ -160,7 +151,7 @@ def capacity_serving(figures: Figures) -> str:
             rows.append(
                 [f"{backend}, database serving", rounded(r["chunks"])]
                 + [rounded(r.get("engine_warm_up_seconds")), rounded(r.get("serving_rss_mb"))]
-                + ["–"] * 5
+                + ["–"] * (len(SERVING_KEYS) - 1)
             )
         notes.append(
             f"{backend}: fitted on {len(model['measured'])} measured sizes, the largest "

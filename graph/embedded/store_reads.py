@@ -101,19 +101,7 @@ class _EmbeddedReads(_EmbeddedBase):
         return [_chunk_record(r, entities) for r in rows]
 
     def document_chunks(self, doc_ids: Iterable[str]) -> list[ChunkRecord]:
-        wanted = list(dict.fromkeys(doc_ids))
-        rows: list[tuple] = []
-        for start in range(0, len(wanted), 500):
-            part = wanted[start : start + 500]
-            marks = ",".join("?" * len(part))
-            rows += self._rows(
-                "SELECT id, doc_id, ordinal, title, text, section_path, n_tokens, embedding, "
-                f"links, questions, tokens FROM chunks WHERE doc_id IN ({marks})",
-                part,
-            )
-        rows.sort(key=lambda r: (r[1], r[2]))
-        entities = self.chunk_entities([r[0] for r in rows])
-        return [_chunk_record(r, entities) for r in rows]
+        return self._chunk_records_where("doc_id", doc_ids)
 
     def index_inputs(self) -> IndexInputs:
         ids, docs, questions, vector_ids, vectors = [], [], [], [], []
@@ -130,14 +118,19 @@ class _EmbeddedReads(_EmbeddedBase):
         return IndexInputs(ids, docs, questions, vector_ids, _stacked(vectors))
 
     def chunk_records(self, ids: Sequence[str]) -> list[ChunkRecord]:
-        wanted = list(dict.fromkeys(ids))
+        return self._chunk_records_where("id", ids)
+
+    def _chunk_records_where(self, column: str, values: Iterable[str]) -> list[ChunkRecord]:
+        """The complete chunks whose `column` (id or doc_id) is one of `values`, ordered by
+        (doc_id, ordinal), read 500 values at a time."""
+        wanted = list(dict.fromkeys(values))
         rows: list[tuple] = []
         for start in range(0, len(wanted), 500):
             part = wanted[start : start + 500]
             marks = ",".join("?" * len(part))
             rows += self._rows(
                 "SELECT id, doc_id, ordinal, title, text, section_path, n_tokens, embedding, "
-                f"links, questions, tokens FROM chunks WHERE id IN ({marks})",
+                f"links, questions, tokens FROM chunks WHERE {column} IN ({marks})",
                 part,
             )
         rows.sort(key=lambda r: (r[1], r[2]))

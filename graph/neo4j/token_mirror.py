@@ -110,7 +110,7 @@ class TokenMirror:
             return True
         version = self._store.gds.projection_version("tokens", name)
         limit = cfg.local_ppr_max_relationships if cfg.token_ppr == "auto" else None
-        edges = self._follow(store_id, name, version, cfg) if key else None
+        edges = self._follow(store_id, version, cfg) if key else None
         if edges is not None and limit is not None and len(edges.a) * 2 > limit:
             with self._lock:
                 self._declined.add(name)
@@ -140,7 +140,7 @@ class TokenMirror:
         return True
 
     def _follow(
-        self, store_id: str | None, name: str, version: int, cfg: AlgorithmConfig
+        self, store_id: str | None, version: int, cfg: AlgorithmConfig
     ) -> TokenEdges | None:
         """The kept copy of an older version of this store's token graph carried to
         `version` by the changes recorded since (graph/token_changes.py), or None when
@@ -150,12 +150,11 @@ class TokenMirror:
             return None
         key, names, arrays = held
         held_store, _, held_name = key.partition(":")
-        gds = self._store.gds
-        same_graph = held_name.rsplit("_w", 1)[-1:] == name.rsplit("_w", 1)[-1:]
-        if held_store != store_id or not same_graph:
+        # the same store's token graph at the same edge threshold, an older version
+        if held_store != store_id or not held_name.endswith(f"_w{cfg.token_min_weight}"):
             return None
         try:
-            since = gds.projection_version("tokens", held_name)
+            since = self._store.gds.projection_version("tokens", held_name)
         except ValueError:
             return None
         edges = TokenEdges.from_arrays(names, arrays)
