@@ -199,6 +199,9 @@ class DenseIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def __contains__(self, chunk_id: object) -> bool:
+        return chunk_id in self._label
+
     @property
     def dim(self) -> int:
         return int(self._index.d)
@@ -421,7 +424,16 @@ def _training_sample(unit: np.ndarray, nlist: int) -> np.ndarray:
     return np.ascontiguousarray(unit[(np.arange(cap) * step).astype(np.int64)])
 
 
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """The float32 unit rows the index holds for `vectors` (as `DenseIndex.vectors` gives
+    them back): SEMANTIC scores these, so an update can read a chunk's row from the search
+    files instead of the store (ingest/edges/indexed.py)."""
+    return _normalise(np.asarray(vectors, dtype=np.float32))
+
+
 def _normalise(matrix: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length; all-zero rows stay zero (score 0) instead of NaN."""
+    """Rows scaled to unit length; all-zero rows stay zero (score 0) instead of NaN. A pure
+    function of each row (numpy reduces each contiguous row alone, whatever the batch), so a
+    row added later is normalised as a build normalises it."""
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return np.ascontiguousarray(matrix / np.where(norms > 0, norms, 1.0), dtype=np.float32)

@@ -167,6 +167,9 @@ class MappedDenseIndex(DenseIndex):
                     row[self._added_ids[j]] = float(values[j])
         return rows
 
+    def __contains__(self, chunk_id: object) -> bool:
+        return chunk_id in self._label or chunk_id in self._added_at
+
     def vector(self, chunk_id: str) -> np.ndarray:
         return self.vectors([chunk_id])[0]
 

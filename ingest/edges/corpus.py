@@ -19,7 +19,7 @@ from functools import cached_property
 import numpy as np
 
 from graph.types import ChunkEdge, ChunkRecord
-from ingest.edges.vectors import unit_quantised
+from ingest.edges.vectors import embedding_units
 from ingest.tokens import Analyzer
 
 
@@ -35,7 +35,7 @@ def question_terms(questions: Sequence[str], analyzer: Analyzer) -> Counter[str]
 class EdgeCorpus:
     """`known_terms`: question-term counts already computed for some chunks (kept in the
     store's edge state), so only the others' questions are tokenised. `known_units`: the
-    quantised unit rows of some chunks' embeddings (`vectors.unit_quantised`, kept by the
+    quantised unit rows of some chunks' embeddings (`vectors.embedding_units`, kept by the
     edge workspace), so only the others are quantised — once per run, for SEMANTIC and the
     workspace alike (`unit_rows`)."""
 
@@ -101,7 +101,7 @@ class EdgeCorpus:
             rows[reused] = np.stack([known[have[i].id] for i in reused])
         fresh = [i for i, c in enumerate(have) if c.id not in known]
         if fresh:
-            rows[fresh] = unit_quantised(np.stack([have[i].embedding for i in fresh]))
+            rows[fresh] = embedding_units(np.stack([have[i].embedding for i in fresh]))
         self._known_units = {}  # every row is in the matrix now
         return [c.id for c in have], rows
 

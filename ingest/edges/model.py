@@ -15,7 +15,7 @@ from graph.types import ChunkEdge
 
 # Part of the edge state: bump when a builder changes what it produces, so stored edges are
 # rebuilt in full on the next ingest.
-EDGE_BUILDER_VERSION = 3
+EDGE_BUILDER_VERSION = 4  # 4: SEMANTIC quantises the dense index's float32 unit rows
 
 EdgeKey = tuple[str, str]
 # The key (score, partner id) of a chunk's kth-best partner in a top-k kind, or None when the

@@ -33,7 +33,7 @@ import numpy as np
 from scipy import sparse
 
 from graph.config import SearchIndexConfig
-from graph.dense import DenseIndex
+from graph.dense import DenseIndex, unit_rows
 from ingest.edges.model import Kth
 
 SCALE = float(2**24)
@@ -55,6 +55,14 @@ def row_norms(rows: np.ndarray) -> np.ndarray:
         half = squares.shape[1] // 2
         squares = squares[:, :half] + squares[:, half:]
     return np.sqrt(squares[:, 0])
+
+
+def embedding_units(embeddings: np.ndarray) -> np.ndarray:
+    """SEMANTIC's quantised rows of chunk embeddings: the float32 unit rows the dense index
+    holds for them (`graph.dense.unit_rows`), quantised. Quantising what the index holds,
+    not the embedding itself, lets an update read a chunk's row from the mapped search
+    files instead of the store and still score every pair as a fresh build does."""
+    return unit_quantised(unit_rows(embeddings))
 
 
 def unit_quantised(rows: np.ndarray) -> np.ndarray:
@@ -222,7 +230,7 @@ def dense_space(
 ) -> VectorSpace:
     if not ids:
         return VectorSpace([], np.zeros((0, 0)), floor)
-    return VectorSpace(ids, unit_quantised(np.stack(vectors)), floor, approximate)
+    return VectorSpace(ids, embedding_units(np.stack(vectors)), floor, approximate)
 
 
 def sparse_space(

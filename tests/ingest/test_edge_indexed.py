@@ -66,6 +66,26 @@ def test_updates_over_the_indexes_equal_a_fresh_build(store, tmp_path: Path) -> 
         assert ("update", "store") not in runs, runs
 
 
+def test_semantic_partners_come_from_the_search_files(store, tmp_path, monkeypatch) -> None:
+    """The partners' rows are the dense index's unit rows, not embeddings read back from
+    the store (over Bolt on Neo4j, seconds at 50k chunks), and still score as a build."""
+    run = Round(store, tmp_path / "idx", SMALL_IVF)
+    corpus = grown(store, 45, run)
+    asked: list[str] = []
+    read = store.chunk_vectors
+
+    def recorded(prop, ids):  # type: ignore[no-untyped-def]
+        asked.extend(ids)
+        return read(prop, ids)
+
+    monkeypatch.setattr(store, "chunk_vectors", recorded)
+    for _ in range(4):
+        random_edit(corpus, store)
+        assert run.refresh().source == "indexes"
+        assert_equals_fresh_build(store)
+    assert asked == []
+
+
 def test_without_current_indexes_or_link_index_the_store_is_read(store, tmp_path: Path) -> None:
     run = Round(store, tmp_path / "idx", SearchIndexConfig())
     corpus = grown(store, 43, run)
