@@ -258,12 +258,13 @@ class Settings(BaseSettings):
         "server is down",
     )
     answer_min_confidence: float = Field(
-        0.4,
+        0.55,
         ge=0.0,
         le=1.0,
-        description="the offline reader's short answer is shown only at or above this "
-        "support (app/reader/confidence.py); below it the answer says no short answer is "
-        "supported and cites the closest sentences. 0 always shows one",
+        description="the offline reader's short answer is shown only when the calibrated "
+        "probability that it is right (app/reader/confidence.py) is at or above this; below "
+        "it the answer says no short answer is supported and cites the closest sentences. "
+        "0 always shows one",
     )
     ingest: IngestConfig = Field(default_factory=IngestConfig)
     algorithms: AlgorithmConfig = Field(default_factory=AlgorithmConfig)

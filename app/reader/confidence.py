@@ -10,20 +10,29 @@ is the graph model?") still gets a likeliest span. So a reading carries its `Sup
 - `align`: the weighted share of the question the answer's sentence covers, with the
   sentence of another passage that leads to its page (`Context.chain`), and 0 when the
   sentence itself says no word of the question: an answer read from a sentence that says
-  little of the question is a guess;
+  little of the question is a guess; and 0 for a yes/no that compared passages the
+  question does not name ("Does SQLite enforce …?" names one thing, not two);
 - `typed`: the question's prior for the answer's entity type (1 = what it asks for), or 1
   when the parse has the answer fill the wh-word's slot (the small NER model mislabels
-  names; "Ottilie Brand made the first ascent" answers "Who made …" whatever its label);
+  names; "Ottilie Brand made the first ascent" answers "Who made …" whatever its label),
+  and 0 when the question asks for a quantity and the answer names no number;
 - `margin`: the answer's score over the best rival that shares none of its words, as a
   share of the answer's score (none for options and yes/no, which pick among named
   answers);
 - `score`: the answer's own score.
 
-`confidence` folds them into one number in [0, 1]: the product of the evidence's
-coverage of the question, the answer sentence's alignment and the type match, raised by
-the margin. A caller shows the short answer only at or above a threshold
-(`Settings.answer_min_confidence`), chosen on half of a question set and reported on the
-other half (`python -m bench reader --support`, bench/suites/reader.py).
+With them it records what the calibration also weighs: the reading's kind, whether a choice
+was decided by comparing values ("earlier date") or by coverage, the retrieval rank of the
+answer's passage, whether the question is technical, the answer's length and entity type.
+
+`confidence` is 0 when a part rules the answer out (the evidence lacks the question, the
+answer's sentence says none of it, or the answer is not the type asked for); otherwise it is
+the calibrated probability that the answer is right (`calibration.py`: a logistic
+regression over these signals, fitted on half of the question sets). A caller shows the
+short answer only at or above a threshold (`Settings.answer_min_confidence`), chosen on the
+same half and reported on the other (`python -m bench reader --support`,
+bench/suites/reader.py). `product`, the hand-made fold the calibration replaced (coverage ×
+alignment × type, raised by the margin), is one of its features.
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 from app.eval.metrics import normalize_answer
+from app.reader.calibration import shipped
 
 # A rival answer this much below the best leaves the best standing alone.
 FULL_MARGIN = 0.25
@@ -44,17 +54,29 @@ class Support:
     typed: float = 1.0
     margin: float | None = None
     score: float | None = None
+    kind: str = "span"  # the reading's kind: span, yesno or choice
+    by_value: bool = False  # a choice decided by comparing values, not by coverage
+    rank: int = 1  # the retrieval rank of the answer's passage (1: the best)
+    technical: bool = False  # the question asks for something to type
+    words: int = 0  # the short answer's length
+    label: str = ""  # the answer's entity type ("" for options and yes/no)
+
+    @property
+    def product(self) -> float:
+        """Coverage × alignment × type, raised by the margin: in [0, 1]."""
+        base = self.found * self.align * min(max(self.typed, 0.0), 1.0)
+        if self.margin is None:
+            return base
+        return base * (0.5 + 0.5 * min(max(self.margin, 0.0) / FULL_MARGIN, 1.0))
 
     @property
     def confidence(self) -> float:
-        """The answer's support in [0, 1]; 0 when the evidence has no word of the question."""
-        base = self.found * self.align * min(max(self.typed, 0.0), 1.0)
-        if self.margin is None:
-            return round(base, 4)
-        lift = 0.5 + 0.5 * min(max(self.margin, 0.0) / FULL_MARGIN, 1.0)
-        return round(base * lift, 4)
+        """The calibrated probability that the answer is right; 0 when a part rules it out."""
+        if self.product <= 0.0:
+            return 0.0
+        return round(shipped().probability(self), 4)
 
-    def as_dict(self) -> dict[str, float | None]:
+    def as_dict(self) -> dict[str, float | int | str | bool | None]:
         return {**asdict(self), "confidence": self.confidence}
 
 

@@ -55,6 +55,7 @@ _SAME_LABELS = {
     "university": ("ORG",),
     "year": ("DATE",),
 }
+COVERAGE_HOW = "coverage"  # a choice decided by which option's passages cover the question
 BOTH_THRESHOLD = 0.5  # share of the predicate's words a passage must contain for "yes"
 
 
@@ -63,6 +64,8 @@ class Decision:
     answer: str
     evidence: list[Evidence]
     how: str  # which rule decided, for the trace
+    # a yes/no compared passages the question itself names (not stand-ins for them)
+    named: bool = True
 
 
 def passages_of(name: str, evidence: Sequence[Evidence]) -> list[Evidence]:
@@ -112,7 +115,7 @@ def choose(
             key = (len(rest & words) / max(len(rest), 1), e.relevance)
             if key > best_key:
                 best, best_key, best_evidence = option, key, e
-    return Decision(best, [best_evidence] if best_evidence else [], "coverage")
+    return Decision(best, [best_evidence] if best_evidence else [], COVERAGE_HOW)
 
 
 _BEFORE = re.compile(r"(?:^|[,:;?]\s*)([^,:;?]+?)([,:])\s+$")
@@ -194,6 +197,11 @@ def _date(text: str) -> tuple[int, int, int] | None:
     return int(year.group(0)), month, day
 
 
+def names_number(text: str) -> bool:
+    """Whether the text gives a number, in digits or in words ("seven members")."""
+    return _number(text) is not None
+
+
 def _number(text: str) -> float | None:
     lowered = text.lower().replace("about", "").strip()
     match = _NUMBER.search(lowered)
@@ -220,6 +228,7 @@ def yes_or_no(
     named = [t for t in titles if f" {normalize_answer(t)} " in lowered]
     things = {t: passages_of(t, evidence) for t in named}
     things = {t: s for t, s in things.items() if s}
+    asked = len(things) >= 2  # else passages the question does not name stand in
     for title in titles:  # fewer than two named: the best-ranked passages stand in
         if len(things) >= 2:
             break
@@ -240,7 +249,7 @@ def yes_or_no(
                 )
             shared = set.intersection(*values) if all(values) else set()
             used = [s[0] for s in things.values()]
-            return Decision("yes" if shared else "no", used, f"same {same.group(1)}")
+            return Decision("yes" if shared else "no", used, f"same {same.group(1)}", asked)
     predicate = question.content - name_words - STOP - {"both", "same", "also"}
     if not predicate:
         return None
@@ -252,4 +261,4 @@ def yes_or_no(
         shares.append(len(predicate & words) / len(predicate))
     used = [s[0] for s in things.values()]
     answer = "yes" if min(shares) >= BOTH_THRESHOLD else "no"
-    return Decision(answer, used, "predicate in each passage")
+    return Decision(answer, used, "predicate in each passage", asked)

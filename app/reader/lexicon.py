@@ -130,6 +130,14 @@ HEAD_LABELS: dict[str, dict[str, float]] = {
     ),
 }
 
+# Nouns that ask for a quantity ("What page size …", "the highest … number"): the answer
+# names a number, whatever else the question's words suggest (a setting's name is not a
+# size).
+QUANTITY_HEADS = _words(
+    "size number limit length count amount maximum minimum capacity precision width height "
+    "depth weight duration timeout threshold population percentage percent"
+)
+
 # Nouns a developer asks for when the answer is something to type (`code`), and the
 # types such an answer has; a how-to question ("how do I …") asks for the same.
 TECH_HEADS = _words(

@@ -25,6 +25,7 @@ from app.reader.lexicon import (
     LATER_WORDS,
     LIFESPAN_WORDS,
     PERSON_LABELS,
+    QUANTITY_HEADS,
     SHORTER_WORDS,
     SMALLER_WORDS,
     STOP,
@@ -51,6 +52,7 @@ _LINKERS = frozenset({"of", "the", "de", "v.", "and", "&"})
 _WH_WORDS = frozenset({"which", "what", "who", "whose", "when", "where", "how", "why"})
 # "How many members …" asks for a count, whatever the members are.
 COUNTING = frozenset({"how many", "how much"})
+_ASKS_WHICH = frozenset({"what", "which"})
 
 
 @dataclass(slots=True)
@@ -72,6 +74,13 @@ class QuestionAnalysis:
     plural: bool = False  # the asked-about noun is plural ("which two teams"): maybe a list
     subject: frozenset[str] = frozenset()  # what the answer is said of: "[Danish plant ecologist]"
     definition: bool = False  # "What is the graph model?": the answer is a description
+
+    @property
+    def quantity(self) -> bool:
+        """Whether the answer must name a number: "how many …", "what page size …"."""
+        if self.kind != "span":
+            return False
+        return self.wh in COUNTING or (self.head in QUANTITY_HEADS and self.wh in _ASKS_WHICH)
 
     @property
     def top_label(self) -> str:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from app.reader.complete import completed
 from app.reader.confidence import NO_SUPPORT, Support, found_share, margin
 from app.reader.context import Context, Evidence
-from app.reader.decide import choose, passages_of, yes_or_no
+from app.reader.decide import COVERAGE_HOW, choose, names_number, passages_of, yes_or_no
 from app.reader.lexicon import NAMED, STOP
 from app.reader.names import (
     asks_middle_name,
@@ -129,13 +129,24 @@ class Reader:
             if analysis.kind == "choice":
                 answer = _in_full(answer, passages_of(answer, evidence))
             align = max((_alignment(context, e) for e in decision.evidence), default=0.0)
+            if not decision.named:  # compared passages the question does not name: a guess
+                align = 0.0
+            short = _cut(answer)
             return Reading(
-                _cut(answer),
+                short,
                 analysis.kind,
                 decision.evidence,
                 ranked=ranked,
                 how=decision.how,
-                support=Support(found, align),
+                support=Support(
+                    found,
+                    align,
+                    kind=analysis.kind,
+                    by_value=decision.how != COVERAGE_HOW,
+                    rank=min((e.passage for e in decision.evidence), default=1),
+                    technical=analysis.technical,
+                    words=len(short.split()),
+                ),
             )
         chosen = self.sentences_to_parse(context)
         parsed = list(zip(chosen, self.parse([e.text for e in chosen]), strict=True))
@@ -151,8 +162,9 @@ class Reader:
             answer = _both(title, answer)
         elif best.label in NAMED and (spelled := spelled_out(answer, evidence)):
             answer = _both(spelled, answer)
+        short = _cut(answer)
         return Reading(
-            _cut(answer),
+            short,
             "span",
             [best.evidence],
             [(s.text, round(s.score, 3)) for s in scored[:SHOWN_CANDIDATES]],
@@ -161,9 +173,13 @@ class Reader:
             support=Support(
                 found,
                 _alignment(context, best.evidence),
-                _typed(best),
+                _typed(analysis, best, answer),
                 margin((best.text, best.score), ((s.text, s.score) for s in scored[1:])),
                 round(best.score, 3),
+                rank=best.evidence.passage,
+                technical=analysis.technical,
+                words=len(short.split()),
+                label=best.label,
             ),
         )
 
@@ -177,11 +193,14 @@ class Reader:
         return list(dict.fromkeys([*ranked, *firsts]))
 
 
-def _typed(best: Scored) -> float:
+def _typed(analysis: QuestionAnalysis, best: Scored, answer: str) -> float:
     """How far the answer is the kind of thing asked for: its entity type's prior, or the
     grammar's word when the small NER model mislabels a name: it fills the wh-word's slot
     ("Ottilie Brand made the first ascent") or is tied to the asked noun ("the Silverrun
-    river")."""
+    river"). Nothing when the question asks for a quantity and the answer names no number
+    ("page_size" for "What page size …")."""
+    if analysis.quantity and not names_number(answer):
+        return 0.0
     features = best.features
     return max(features.get("type", 0.0), features.get("slot", 0.0))
 

@@ -4,6 +4,7 @@ not: the support arithmetic (app/reader/confidence.py) and the answer built arou
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 from typing import Any
 
@@ -16,7 +17,7 @@ from app.answer import (
     extractive_answer,
     shows_short,
 )
-from app.reader import Evidence, Reading
+from app.reader import Evidence, Reading, calibration
 from app.reader.confidence import NO_SUPPORT, Support, found_share, margin
 from app.reader.reader import DESCRIPTION_HOW
 from app.retrieval.base import RetrievalResult, Trace
@@ -25,18 +26,32 @@ from graph.types import ChunkView
 
 
 def test_support_needs_every_part() -> None:
-    assert Support(1.0, 1.0, 1.0, 1.0).confidence == 1.0
+    assert 0.0 < Support(1.0, 1.0, 1.0, 1.0).confidence < 1.0  # a probability
     assert Support(0.0, 1.0, 1.0, 1.0).confidence == 0.0  # the evidence lacks the question
     assert Support(1.0, 0.0, 1.0, 1.0).confidence == 0.0  # the answer's sentence says none of it
     assert Support(1.0, 1.0, 0.0, 1.0).confidence == 0.0  # not the type asked for
     assert NO_SUPPORT.confidence == 0.0
 
 
-def test_a_close_rival_halves_the_support() -> None:
-    alone = Support(0.8, 0.9, 1.0, margin=1.0).confidence
-    contested = Support(0.8, 0.9, 1.0, margin=0.0).confidence
-    assert contested == pytest.approx(alone / 2, abs=1e-3)
-    assert Support(0.8, 0.9, 1.0).confidence == alone  # options and yes/no have no rival
+def test_more_support_is_more_confidence() -> None:
+    strong = Support(1.0, 0.9, 1.0, margin=0.4, rank=1, words=2, label="PERSON")
+    weak = Support(0.6, 0.3, 1.0, margin=0.02, rank=1, words=2, label="PERSON")
+    assert strong.confidence > weak.confidence > 0.0
+
+
+def test_a_close_rival_halves_the_product() -> None:
+    alone = Support(0.8, 0.9, 1.0, margin=1.0)
+    contested = Support(0.8, 0.9, 1.0, margin=0.0)
+    assert contested.product == pytest.approx(alone.product / 2)
+    assert contested.confidence < alone.confidence
+    assert Support(0.8, 0.9, 1.0).product == alone.product  # options and yes/no have no rival
+
+
+def test_the_calibration_is_shipped_whole() -> None:
+    data = json.loads(calibration.FILE.read_text(encoding="utf-8"))
+    assert set(data["weights"]) == set(calibration.FEATURES)
+    assert data["fitted_on"].startswith("the even-indexed questions")
+    assert calibration.shipped().weights["product"] > 0  # the hand-made fold still counts
 
 
 def test_the_margin_skips_rivals_that_are_the_same_answer() -> None:
@@ -54,7 +69,8 @@ def test_found_share_counts_a_word_in_either_form() -> None:
 
 def test_shown_only_at_or_above_the_threshold() -> None:
     reading = Reading("Rush", "span", support=Support(1.0, 0.5, 1.0))
-    assert shows_short(reading, 0.5) and not shows_short(reading, 0.51)
+    at = reading.support.confidence
+    assert shows_short(reading, at) and not shows_short(reading, at + 0.01)
     assert not shows_short(Reading("", "span", support=Support(1.0, 1.0)), 0.0)
 
 
@@ -92,7 +108,8 @@ TEXTS = (
 
 def test_a_supported_short_answer_leads_the_answer() -> None:
     reading = Reading("Rush", "span", support=Support(1.0, 0.9, 1.0, 0.5))
-    ans = extractive_answer(_engine(0.4), _result(*TEXTS), StandInReader(reading))  # type: ignore[arg-type]
+    at = reading.support.confidence
+    ans = extractive_answer(_engine(at), _result(*TEXTS), StandInReader(reading))  # type: ignore[arg-type]
     assert ans.short == "Rush" and not ans.abstained
     assert ans.text.startswith("Rush [1]")
     assert ans.as_dict()["abstained"] is False and ans.as_dict()["confidence"] == ans.confidence
@@ -100,7 +117,8 @@ def test_a_supported_short_answer_leads_the_answer() -> None:
 
 def test_below_the_threshold_the_answer_says_so_and_cites_the_closest_sentences() -> None:
     reading = Reading("Hollowick", "span", support=Support(0.9, 0.2, 1.0, 0.05))
-    ans = extractive_answer(_engine(0.4), _result(*TEXTS), StandInReader(reading))  # type: ignore[arg-type]
+    above = reading.support.confidence + 0.01
+    ans = extractive_answer(_engine(above), _result(*TEXTS), StandInReader(reading))  # type: ignore[arg-type]
     assert ans.short == "" and ans.abstained
     assert ans.text.startswith(NO_SHORT_ANSWER)
     assert "Hollowick" not in ans.text.split("\n")[0]

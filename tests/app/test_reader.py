@@ -147,6 +147,42 @@ def test_yes_no_checks_each_named_thing(reader: Reader) -> None:
     assert poets.short == "no"
 
 
+def test_a_yes_no_about_one_thing_is_not_supported(reader: Reader) -> None:
+    # the decider compares two things; asked of one, it would compare stand-in passages
+    ev = evidence(
+        ("INSERT", "The RETURNING clause does not report changes made by triggers."),
+        ("CREATE TRIGGER", "An AFTER UPDATE trigger runs once for each row that is updated."),
+    )
+    one = reader.read("Does a RETURNING clause show changes made by AFTER UPDATE triggers?", ev)
+    assert one.kind == "yesno" and one.support.confidence == 0.0
+    two = reader.read(
+        "Are Ada Quill and Bo Lindqvist both novelists?",
+        evidence(
+            ("Ada Quill", "Ada Quill (born 3 May 1961) is an English novelist and poet."),
+            ("Bo Lindqvist", "Bo Lindqvist (born 14 February 1948) is a Swedish novelist."),
+        ),
+    )
+    assert two.short == "yes" and two.support.confidence > 0.3
+
+
+def test_a_quantity_asked_for_needs_a_number(reader: Reader) -> None:
+    ev = evidence(
+        (
+            "Page size",
+            "The page_size pragma sets the page size of a new database. "
+            "The default page size is 4096 bytes.",
+        )
+    )
+    sized = reader.read("What page size does SQLite give a new database file?", ev)
+    named = "4096" in sized.short
+    assert named == (sized.support.typed > 0), (sized.short, sized.support)
+    members = reader.read(
+        "How many members were in the group?",
+        evidence(("Rush", "Rush is a Canadian rock band of three members from Toronto.")),
+    )
+    assert "three" in members.short and members.support.typed > 0
+
+
 def test_short_answer_is_at_most_ten_words(reader: Reader) -> None:
     title = "The Very Long Named Society"
     text = (

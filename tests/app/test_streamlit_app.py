@@ -88,8 +88,12 @@ def tiny_index(tmp_path_factory: pytest.TempPathFactory) -> TinyIndex:
 
 
 def app_for(monkeypatch: pytest.MonkeyPatch, data_dir: Path, **env: str) -> AppTest:
-    """The app as `make run` starts it: settings only from the environment."""
+    """The app as `make run` starts it: settings only from the environment. Every short
+    answer is shown: these tests check how the chat lays one out, not whether the
+    calibration trusts a three-passage toy corpus (the process's engines, opened once per
+    collection, keep the threshold they were opened with)."""
     monkeypatch.setenv("NEORAG_DATA_DIR", str(data_dir))
+    monkeypatch.setenv("NEORAG_ANSWER_MIN_CONFIDENCE", "0")
     monkeypatch.setenv("NEORAG_BACKEND", "embedded")
     for name in ("NEORAG_LLM__PROVIDER", "NEORAG_NEO4J_URI", "NEORAG_RETRIEVAL__TOP_K"):
         monkeypatch.delenv(name, raising=False)
