@@ -116,6 +116,7 @@ class ModeResult:
     em: list[float] = field(default_factory=list)
     f1: list[float] = field(default_factory=list)
     answer_hit: list[float] = field(default_factory=list)
+    shown: list[bool] = field(default_factory=list)  # whether a user would see the pick
     short_answers: list[str] = field(default_factory=list)
     answer_ms: list[float] = field(default_factory=list)
     answer_at_5: list[float] = field(default_factory=list)
@@ -148,6 +149,14 @@ class ModeResult:
         out["em"] = mean([100 * x for x in self.em]) if self.em else None
         out["f1"] = mean([100 * x for x in self.f1]) if self.f1 else None
         out["answer_hit"] = mean([100 * x for x in self.answer_hit]) if self.answer_hit else None
+        # of the picks a user is shown (the answerer says which), the share that is right,
+        # and the share of questions that are shown one
+        shown = [hit for hit, seen in zip(self.answer_hit, self.shown, strict=False) if seen]
+        known = len(self.shown) == len(self.answer_hit) and bool(self.shown)
+        out["answer_precision"] = (
+            (mean([100 * x for x in shown]) if shown else 0.0) if known else None
+        )
+        out["answer_coverage"] = round(100 * len(shown) / len(self.shown), 2) if known else None
         for q in (50, 95):
             out[f"answer_ms_p{q}"] = (
                 round(percentile(self.answer_ms, q), 2) if self.answer_ms else None
@@ -158,25 +167,30 @@ class ModeResult:
         return out
 
 
-def offline_answerer(engine: Engine) -> Callable[[str, Any], str]:
+# An answerer returns its pick, or its pick and whether a user would be shown it.
+Answerer = Callable[[str, Any], str | tuple[str, bool]]
+
+
+def offline_answerer(engine: Engine) -> Answerer:
     """The reader's short answer to a retrieved result (what EM/F1 score): its pick
-    whatever its support, so the figures measure the reader, not the threshold that
-    decides whether a user sees the pick (`python -m bench reader --support` measures
-    that)."""
-    from app.answer import evidence_sentences
+    whatever its support, so the figures measure the reader, and beside it whether the
+    answer shows it (`Settings.answer_min_confidence`), which answer_precision and
+    answer_coverage score (`python -m bench reader --support` chooses that threshold)."""
+    from app.answer import evidence_sentences, shows_short
     from app.reader import shared_reader
 
-    def short_answer(question: str, result: Any) -> str:
+    def short_answer(question: str, result: Any) -> tuple[str, bool]:
         evidence = evidence_sentences(engine, result) if result.context else []
         if not evidence:
-            return ""
+            return "", False
         reader = shared_reader(engine.settings.ingest.models.spacy_model)
-        return reader.read(result.question, evidence).short
+        reading = reader.read(result.question, evidence)
+        return reading.short, shows_short(reading, engine.settings.answer_min_confidence)
 
     return short_answer
 
 
-ANSWERERS: dict[str, Callable[[Engine], Callable[[str, Any], str]]] = {"offline": offline_answerer}
+ANSWERERS: dict[str, Callable[[Engine], Answerer]] = {"offline": offline_answerer}
 
 
 def _slug(dataset: Dataset) -> str:
@@ -264,7 +278,7 @@ def run_eval(
     modes: Sequence[str],
     *,
     progress: Progress | None = None,
-    answerer: Callable[[str, Any], str] | None = None,
+    answerer: Answerer | None = None,
     answer: str | None = None,
     distractors: Dataset | None = None,
     per_question: bool = False,
@@ -316,8 +330,11 @@ def run_eval(
                     acc.answer_in_context.append(in_context)
                 if answerer is not None and q.get("answers"):
                     t1 = time.perf_counter()
-                    prediction = answerer(q["question"], result)
+                    got = answerer(q["question"], result)
                     acc.answer_ms.append((time.perf_counter() - t1) * 1000)
+                    prediction, seen = got if isinstance(got, tuple) else (got, None)
+                    if seen is not None:
+                        acc.shown.append(seen)
                     acc.em.append(exact_match(prediction, q["answers"]))
                     acc.f1.append(token_f1(prediction, q["answers"]))
                     acc.answer_hit.append(answer_in(prediction, q["answers"]))
@@ -355,6 +372,8 @@ def _question_row(q: dict[str, Any], acc: ModeResult) -> dict[str, Any]:
     if len(acc.answer_hit) and q.get("answers"):
         row["answer_hit"] = bool(acc.answer_hit[-1])
         row["short_answer"] = acc.short_answers[-1]
+        if len(acc.shown) == len(acc.answer_hit):
+            row["shown"] = acc.shown[-1]
         row["answers"] = list(q["answers"])
     return row
 
@@ -373,6 +392,8 @@ def markdown_table(report: dict[str, Any]) -> str:
         "em",
         "f1",
         "answer_hit",
+        "answer_precision",
+        "answer_coverage",
         "answer_ms_p50",
         "answer_ms_p95",
     ]
@@ -384,6 +405,6 @@ def markdown_table(report: dict[str, Any]) -> str:
         "|---|" + "---:|" * len(cols),
     ]
     for mode, row in report["results"].items():
-        cells = ["–" if row[c] is None else f"{row[c]}" for c in cols]
+        cells = ["–" if row.get(c) is None else f"{row[c]}" for c in cols]
         lines.append(f"| {mode} | " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -144,6 +144,7 @@ def test_eval_reports_answer_metrics_per_mode(hotpot_slice: Path, tmp_path: Path
     for row in report["results"].values():
         for key in ("em", "f1", "answer_hit", "answer_ms_p50", "answer_ms_p95"):
             assert row[key] is not None, key
+        assert 0 <= row["answer_coverage"] <= 100 and 0 <= row["answer_precision"] <= 100
         assert 0 <= row["em"] <= row["f1"] <= 100
         assert row["em"] <= row["answer_hit"] <= 100
     # The metrics are the share of questions: a perfect answerer scores 100 on all three,
@@ -168,6 +169,19 @@ def test_eval_reports_answer_metrics_per_mode(hotpot_slice: Path, tmp_path: Path
     for one in row["per_question"]:
         assert one["short_answer"] == f"it is {gold[one['question']]} here"
         assert one["answers"][0] == gold[one["question"]] and one["answer_hit"]
+    # answer_precision scores only the picks a user is shown: here the first question's
+    # wrong pick is shown, the others' right picks one in two
+    order = [q["question"] for q in dataset.questions]
+
+    def picky(q: str, r: object) -> tuple[str, bool]:
+        at = order.index(q)
+        return ("nobody", True) if at == 0 else (gold[q], at % 2 == 1)
+
+    graded = run_eval(settings, dataset, ["bm25"], answerer=picky)["results"]["bm25"]
+    shown = 1 + sum(1 for at in range(1, len(order)) if at % 2 == 1)
+    assert graded["answer_coverage"] == round(100 * shown / len(order), 2)
+    assert graded["answer_precision"] == round(100 * (shown - 1) / shown, 2)
+    assert wordy["results"]["bm25"]["answer_precision"] is None  # a bare pick says nothing
     with pytest.raises(NeoragError, match="unknown answerer"):
         run_eval(settings, dataset, ["default"], answer="oracle")
 
