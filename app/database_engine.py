@@ -38,7 +38,7 @@ from graph.lexical import WeightedTop
 from graph.neo4j.search import Neo4jSearch
 from graph.titles import folded_phrases
 from ingest.edges import TitleMatcher
-from ingest.model_stamp import check_query_model
+from ingest.model_stamp import check_query_model, read_stamp
 from ingest.published import DERIVED_KEY
 from ingest.tokens import Analyzer
 
@@ -241,7 +241,7 @@ class DatabaseEngine(QuerySide):
         check_query_model(self.store, self.settings.ingest.models)
         with self._lock:
             chunks = self.store.chunk_count()
-            dim = int(self.store.read("vector_index_dimension")[0]["dimension"]) if chunks else 0
+            dim = self._vector_index_dimension() if chunks else 0
             self.store.published_changed()
             self.dense = DatabaseDense(self.search, chunks, dim)
             self.lexical = DatabaseLexical(self.search, chunks, self._any_token)
@@ -252,6 +252,23 @@ class DatabaseEngine(QuerySide):
             self._derived.clear()
             self._key = key
         return True
+
+    def _vector_index_dimension(self) -> int:
+        """The `chunk_embedding` index's dimension, which must be this collection's: the
+        index is one per database, and while another collection's chunks hold it at
+        another dimension (another embedding model) this one cannot be served from it."""
+        rows = self.store.read("vector_index_dimension")
+        stamp = read_stamp(self.store)
+        held = int(rows[0]["dimension"]) if rows else None
+        if stamp is not None and held != stamp.dimension:
+            raise NeoragError(
+                f"database serving needs the Neo4j vector index chunk_embedding at this "
+                f"collection's dimension ({stamp.dimension}), but "
+                + (f"another collection holds it at {held}" if held else "there is none")
+                + ": keep one embedding model per Neo4j database (docs/operations.md), or "
+                "serve in process (NEORAG_RETRIEVAL__SERVING=in-process)"
+            )
+        return int(held or 0)
 
     def _any_token(self) -> str | None:
         rows = self.store.read("any_token")

@@ -1,7 +1,6 @@
 """The two backends agree on a real slice of 2WikiMultiHopQA: token PPR (GDS vs in-process),
-Leiden modularity, FastRP/spectral vectors, determinism, and retrieval top-5; and database
-serving (Neo4j's own indexes, nothing of the corpus in process) reads what the in-process
-engine reads and keeps its recall."""
+Leiden modularity, FastRP/spectral vectors, determinism, and retrieval top-5. Database
+serving against the in-process engine is tests/test_database_serving_parity.py."""
 
 from __future__ import annotations
 
@@ -14,16 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.database_engine import DatabaseEngine
 from app.engine import Engine
 from app.retrieval.bridge_files import bridge_graph
 from app.retrieval.hop_table import build_hop_table, hop_reads
 from app.services import index_dir, store_path
 from app.settings import Settings
 from graph.embedded.store import EmbeddedStore
-from graph.errors import NeoragError
 from graph.neo4j.store import Neo4jStore
-from ingest.identity import document_id, passage_key
 from ingest.runner import run_ingest
 from ingest.tokens import Analyzer
 from tests.conftest import DATASETS, fresh_collection, neo4j_config_from_env, shared_models
@@ -224,58 +220,3 @@ def test_hop_table_answers_what_the_store_would(pair: Pair) -> None:
 
 def _edge_key(e: object) -> tuple[str, str, str, float]:
     return (e.kind, e.src, e.dst, e.weight)  # type: ignore[attr-defined]
-
-
-def _served(pair: Pair, tmp_path: Path) -> DatabaseEngine:
-    """Database serving of the Neo4j collection, from a data dir with no index files."""
-    settings = pair.settings["neo4j"].model_copy(update={"data_dir": tmp_path / "none"})
-    engine = DatabaseEngine(settings, store=pair.neo4j)
-    assert not (tmp_path / "none").exists()
-    return engine
-
-
-def test_database_serving_reads_what_the_process_holds(pair: Pair, tmp_path: Path) -> None:
-    served = _served(pair, tmp_path)
-    local = Engine(pair.settings["neo4j"], store=pair.neo4j)
-    assert len(served.dense) == len(local.dense) and served.dense.dim == local.dense.dim
-    same_dense = 0
-    for q in pair.questions:
-        text = q["question"]
-        vector = local.encode_queries([text])[0]
-        same_dense += {c for c, _ in served.dense.search(vector, 5)} == {
-            c for c, _ in local.dense.search(vector, 5)
-        }
-        tokens = local.analyzer.tokens(text)
-        assert served.known_tokens(tokens) == local.known_tokens(tokens)
-        linked = local.links.find(text)
-        assert served.links.find(text) == linked
-        for doc in linked:
-            assert served.links.title[doc] == local.links.title[doc]
-            assert served.links.first_chunk.get(doc) == local.links.first_chunk.get(doc)
-    assert sum(bool(local.links.find(q["question"])) for q in pair.questions) >= 10
-    # HNSW is approximate; on 200 passages it finds FAISS's exact five almost always
-    assert same_dense >= 0.9 * len(pair.questions), same_dense
-
-
-def _recall(engine: Engine | DatabaseEngine, mode: str, pair: Pair) -> float:
-    """Mean share of each question's gold passages among its first five documents."""
-    root, collection = str(pair.corpus.resolve()), engine.settings.collection
-    hits = 0.0
-    for q in pair.questions:
-        docs = engine.retriever(mode).retrieve(q["question"], top_k=5).doc_ranking()[:5]
-        gold = {document_id(collection, passage_key(root, g)) for g in q["gold_ids"]}
-        hits += len(set(docs) & gold) / len(gold)
-    return hits / len(pair.questions)
-
-
-def test_database_serving_keeps_tigrags_recall(pair: Pair, tmp_path: Path) -> None:
-    served = _served(pair, tmp_path)
-    local = Engine(pair.settings["neo4j"], store=pair.neo4j)
-    result = served.retriever("default").retrieve(pair.questions[0]["question"])
-    assert result.mode == "tigrag" and result.trace.hops
-    for mode in ("tigrag", "hybrid"):
-        in_process, database = (_recall(e, mode, pair) for e in (local, served))
-        assert in_process > 0.5
-        assert database >= in_process - 0.03, (mode, in_process, database)
-    with pytest.raises(NeoragError, match="database serving answers"):
-        served.retriever("bridge")

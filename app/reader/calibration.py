@@ -23,10 +23,26 @@ import math
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from app.reader.confidence import Support
+
+class Support(Protocol):
+    """The signals of `confidence.Support` the calibration weighs."""
+
+    found: float
+    align: float
+    typed: float
+    margin: float | None
+    kind: str
+    by_value: bool
+    rank: int
+    technical: bool
+    words: int
+    label: str
+
+    @property
+    def product(self) -> float: ...
+
 
 FILE = Path(__file__).with_name("calibration.json")
 NAMED_LABELS = frozenset(
