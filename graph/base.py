@@ -156,6 +156,13 @@ class GraphStore(ABC):
         """Personalised PageRank on the token graph from seed tokens; the top_k tokens
         with their raw scores (callers normalise)."""
 
+    @abstractmethod
+    def keep_token_graph(self, cfg: AlgorithmConfig) -> None:
+        """Derive the query processes' copy of the published token graph now and keep it
+        on this machine's disk (graph/kept.py), where a query process started later maps it
+        instead of reading the graph from the store: an ingest calls this after publishing,
+        so the cost is paid once, by the ingest, not by every server start after it."""
+
     def warm_token_ppr(self, cfg: AlgorithmConfig, token: str) -> None:
         """Make the token PageRank ready where queries will run it (a warm-up: an engine
         opening, a newly published version staged); by default one run from `token`."""

@@ -517,3 +517,7 @@ def refresh_derived(
             report.modularity = analytics.report.modularity
         report.warnings += analytics.report.warnings
     store.set_meta(DERIVED_KEY, fingerprint)
+    # The query processes' copy of the token graph, derived once here and kept on this
+    # machine's disk: a server started after this ingest maps it instead of reading it.
+    with timed(report, "keep", time.perf_counter):
+        store.keep_token_graph(algorithms)

@@ -55,6 +55,9 @@ class EmbeddedStore(_EmbeddedWrites, _EmbeddedReads):
     ) -> dict[str, float]:
         return self._memory.token_ppr(seeds, cfg, top_k)
 
+    def keep_token_graph(self, cfg: AlgorithmConfig) -> None:
+        self._memory.token_graph(cfg.token_min_weight)  # read and kept, or mapped if kept
+
     def chunk_ppr(
         self, seeds: dict[str, float], candidates: Sequence[str], cfg: AlgorithmConfig
     ) -> dict[str, float]:

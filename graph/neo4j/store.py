@@ -121,6 +121,16 @@ class Neo4jStore(_Neo4jWrites, _Neo4jReads):
         local = self.token_mirror.top(seeds, cfg, top_k)
         return local if local is not None else self.gds.token_ppr(seeds, cfg, top_k)
 
+    def keep_token_graph(self, cfg: AlgorithmConfig) -> None:
+        """The in-process copy of the published token graph, kept beside the collection's
+        search files (from a kept older copy and the changes recorded since, or one full
+        read); nothing when queries run PageRank in GDS or nothing is kept here."""
+        if cfg.token_ppr == "gds" or not self.token_mirror.keeps:
+            return
+        name = self.gds.published_name("tokens", min_weight=cfg.token_min_weight)
+        if name is not None:
+            self.token_mirror.load(name, cfg)
+
     def warm_token_ppr(self, cfg: AlgorithmConfig, token: str) -> None:
         """Load the in-process copy now when queries will run there (from the kept copy,
         a change followed or a full read): a warm-up through GDS would make GDS project the

@@ -63,6 +63,11 @@ class TokenMirror:
         self.followed = 0  # loads that followed recorded changes from a kept older copy
 
     @property
+    def keeps(self) -> bool:
+        """Whether copies are kept on disk for the next process."""
+        return self._kept is not None
+
+    @property
     def loaded(self) -> str | None:
         """The projection name the copy holds, if any."""
         ready = self._ready
